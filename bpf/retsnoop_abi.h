@@ -1,0 +1,136 @@
+/* retsnoop_abi.h - the kernel/user record ABI: every record the BPF side
+ * emits through the ring buffer, and the per-function flags it consumes.
+ * Included by bpf/retsnoop.bpf.c, format/, record/ and report/; the file
+ * format stores these records verbatim (see docs/format.md). */
+#ifndef RETSNOOP_ABI_H
+#define RETSNOOP_ABI_H
+
+#ifdef __bpf__
+typedef unsigned char rs_u8;
+typedef unsigned short rs_u16;
+typedef unsigned int rs_u32;
+typedef unsigned long long rs_u64;
+typedef int rs_s32;
+typedef long long rs_s64;
+#else
+#include <stdint.h>
+typedef uint8_t rs_u8;
+typedef uint16_t rs_u16;
+typedef uint32_t rs_u32;
+typedef uint64_t rs_u64;
+typedef int32_t rs_s32;
+typedef int64_t rs_s64;
+#endif
+
+#define RS_MAX_FSTACK_DEPTH 64   /* logical (traced) frames per session */
+#define RS_MAX_KSTACK_DEPTH 96   /* kernel stack entries captured */
+#define RS_MAX_LBR_ENTRIES  32
+#define RS_TASK_COMM_LEN    16
+
+/* per traced function flags (func_flags map value, and in the file's
+ * traced-function table) */
+enum rs_func_flags {
+	RS_FUNC_IS_ENTRY       = 0x01,
+	RS_FUNC_CANT_FAIL      = 0x02,
+	RS_FUNC_NEEDS_SIGN_EXT = 0x04,
+	RS_FUNC_RET_PTR        = 0x08,
+	RS_FUNC_RET_BOOL       = 0x10,
+	RS_FUNC_RET_VOID       = 0x20,
+};
+
+enum rs_rec_type {
+	RS_REC_SESSION_START = 1, /* a session began (only with -T) */
+	RS_REC_SESSION_END   = 2, /* final / interim stack snapshot */
+	RS_REC_TRACE_ENTRY   = 3, /* -T: function entry */
+	RS_REC_TRACE_EXIT    = 4, /* -T: function exit */
+	RS_REC_LBR           = 5, /* -B: branch records of a session */
+};
+
+/* every record starts with this; size covers the whole record */
+struct rs_rec_hdr {
+	rs_u32 type;
+	rs_u32 size;
+};
+
+/* RS_REC_SESSION_END flags */
+enum rs_sess_flags {
+	RS_SESS_IS_ERR     = 0x01, /* the entry function failed */
+	RS_SESS_INTERIM    = 0x02, /* interim snapshot (-I), session continues */
+	RS_SESS_IGNORED    = 0x04, /* filtered on the BPF side: only frees state */
+	RS_SESS_STITCHED   = 0x08, /* frames [stitch_pos, nframes) come from a saved deeper chain */
+	RS_SESS_OVERFLOW   = 0x10, /* calls deeper than RS_MAX_FSTACK_DEPTH happened */
+};
+
+struct rs_frame {
+	rs_u32 func_id;   /* index into the traced-function table */
+	rs_u32 seq_id;    /* per-session sequence id of the entry */
+	rs_s64 res;       /* raw return register (unfinished: 0) */
+	rs_u64 lat_ns;    /* duration; for unfinished frames the entry time */
+};
+
+struct rs_rec_session_start {
+	struct rs_rec_hdr hdr;
+	rs_u64 sess_id;
+	rs_u32 tid, pid;
+	rs_u64 start_ts;                  /* bpf_ktime_get_ns() */
+	char task_comm[RS_TASK_COMM_LEN];
+	char proc_comm[RS_TASK_COMM_LEN];
+};
+
+struct rs_rec_session_end {
+	struct rs_rec_hdr hdr;
+	rs_u64 sess_id;                   /* tid, or (1<<32 | cpu) for idle threads */
+	rs_u32 tid, pid;
+	rs_u64 start_ts, end_ts;          /* bpf_ktime_get_ns() */
+	char task_comm[RS_TASK_COMM_LEN];
+	char proc_comm[RS_TASK_COMM_LEN];
+	rs_u32 flags;                     /* enum rs_sess_flags */
+	rs_u16 nframes;                   /* valid entries of frames[] (max depth of the stack) */
+	rs_u16 depth;                     /* frames [0, depth) were still running (interim) */
+	rs_u16 stitch_pos;                /* with RS_SESS_STITCHED */
+	rs_u16 _pad;
+	rs_u32 last_seq_id;
+	rs_u32 dropped_records;           /* -T records lost to a full ring buffer */
+	rs_u32 overflow_calls;            /* calls not tracked: deeper than 64 */
+	rs_s32 kstack_sz;                 /* bytes of kstack[] (negative: error) */
+	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
+	rs_u64 kstack[RS_MAX_KSTACK_DEPTH];
+};
+
+struct rs_rec_trace {
+	struct rs_rec_hdr hdr;            /* RS_REC_TRACE_ENTRY / RS_REC_TRACE_EXIT */
+	rs_u64 sess_id;
+	rs_u64 ts;
+	rs_u32 seq_id;
+	rs_u32 func_id;
+	rs_u16 depth;                     /* 1-based */
+	rs_u16 _pad[3];
+	rs_s64 res;                       /* exit only */
+	rs_u64 lat_ns;                    /* exit only */
+};
+
+struct rs_lbr_entry {
+	rs_u64 from, to, flags;
+};
+
+struct rs_rec_lbr {
+	struct rs_rec_hdr hdr;
+	rs_u64 sess_id;
+	rs_s32 lbrs_sz;                   /* bytes of lbrs[] (negative: error) */
+	rs_u32 _pad;
+	struct rs_lbr_entry lbrs[RS_MAX_LBR_ENTRIES];
+};
+
+/* BPF-side global counters (in .bss), copied to the file's trailer */
+struct rs_bpf_stats {
+	rs_u64 sessions_emitted;
+	rs_u64 sessions_dropped;          /* ring buffer reservation failed for a session record */
+	rs_u64 sessions_incomplete;       /* lost records inside a session */
+	rs_u64 sessions_table_full;       /* no room in the sessions map */
+	rs_u64 sessions_exited;           /* thread exited mid-session (cleaned up) */
+	rs_u64 records_dropped;           /* all ring buffer reservation failures */
+	rs_u64 depth_overflows;           /* calls deeper than RS_MAX_FSTACK_DEPTH */
+	rs_u64 exit_mismatches;           /* exit of a function not on top of the shadow stack */
+};
+
+#endif

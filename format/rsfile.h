@@ -1,0 +1,145 @@
+/* rsfile.h - public API of the recording file library (format/).
+ * One header for both tools: retsnoop-record writes through rsf_writer,
+ * retsnoop-report (and the live tool) read through rsf_reader.
+ * The on-disk layout is documented in docs/format.md. */
+#ifndef RSFILE_H
+#define RSFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../bpf/retsnoop_abi.h"
+
+#define RSF_FORMAT_VERSION 1
+
+/* feature-detection results (rsf_meta.features) */
+enum rsf_feature {
+	RSF_FEAT_BTF            = 1u << 0,
+	RSF_FEAT_KPROBES        = 1u << 1,
+	RSF_FEAT_KPROBE_MULTI   = 1u << 2,
+	RSF_FEAT_FENTRY         = 1u << 3,
+	RSF_FEAT_RINGBUF        = 1u << 4,
+	RSF_FEAT_GET_FUNC_IP    = 1u << 5,
+	RSF_FEAT_BPF_COOKIE     = 1u << 6,
+	RSF_FEAT_BRANCH_SNAPSHOT= 1u << 7,
+	RSF_FEAT_LBR            = 1u << 8,  /* perf LBR events could be opened */
+};
+
+/* recording mode flags (rsf_meta.mode) */
+enum rsf_mode {
+	RSF_MODE_STACKS         = 1u << 0,  /* call-stack capture (-E, default) */
+	RSF_MODE_TRACE          = 1u << 1,  /* -T */
+	RSF_MODE_LBR            = 1u << 2,  /* -B requested */
+	RSF_MODE_SUCCESS        = 1u << 3,  /* success stacks allowed */
+	RSF_MODE_INTERIM        = 1u << 4,  /* -I */
+};
+
+/* the file header: who recorded what, where, when */
+struct rsf_meta {
+	uint32_t format_version;        /* filled by the library */
+	char recorder_version[32];
+	char cmdline[4096];             /* argv joined by spaces, shell-quoted where needed */
+	char uts_release[65];
+	char uts_version[65];
+	char uts_machine[65];
+	char hostname[65];
+	uint8_t build_id[64];           /* GNU build-id of the running kernel */
+	uint32_t build_id_len;
+	uint64_t stext_addr;            /* runtime _stext (0: unknown) */
+	uint64_t text_addr;             /* runtime _text (0: unknown) */
+	int64_t mono_to_realtime_ns;    /* realtime = bpf_ktime_get_ns() + this */
+	uint64_t start_realtime_ns;     /* when recording started */
+	char attach_mode[16];           /* "kprobe-multi", "kprobe", "fentry" */
+	uint32_t features;              /* enum rsf_feature */
+	uint32_t mode;                  /* enum rsf_mode */
+	uint64_t lbr_flags;             /* perf branch sample type requested */
+	char lbr_status[128];           /* "" if captured, else why not */
+	uint32_t endian_word;           /* filled by the library (0x01020304 as written) */
+	uint32_t word_size;             /* filled by the library: sizeof(long) of the recorder */
+};
+
+struct rsf_ksym {                       /* one function symbol of the kallsyms snapshot */
+	uint64_t addr;
+	char type;                      /* 't', 'T', 'w', 'W' */
+	const char *name;
+	const char *module;             /* NULL for vmlinux */
+};
+
+struct rsf_module {
+	const char *name;
+	uint64_t base;
+	uint64_t size;
+	uint8_t build_id[64];
+	uint32_t build_id_len;          /* 0: unknown */
+};
+
+struct rsf_func {                       /* traced function; id = index in the table */
+	uint64_t addr;
+	uint32_t flags;                 /* enum rs_func_flags */
+	const char *name;
+	const char *module;             /* NULL for vmlinux */
+};
+
+/* trailer: written when the recorder stops cleanly */
+struct rsf_stats {
+	struct rs_bpf_stats bpf;
+	uint64_t records_written;
+	uint64_t chunks_written;
+	uint64_t ringbuf_lost;          /* user-side detected losses */
+	uint64_t attach_ns;
+	uint64_t detach_ns;
+	uint64_t funcs_attached;
+	uint64_t funcs_failed;
+	uint64_t end_realtime_ns;
+};
+
+/* ---------------------------------------------------------------- writer */
+struct rsf_writer;
+
+/* Creates PATH with mode 0600 (fails if it cannot). Writes the file header,
+ * metadata, kallsyms snapshot, module and function tables at once. */
+struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta,
+				   const struct rsf_ksym *ksyms, size_t nksyms,
+				   const struct rsf_module *mods, size_t nmods,
+				   const struct rsf_func *funcs, size_t nfuncs,
+				   char *err, size_t errlen);
+/* Appends one record (starts with struct rs_rec_hdr; hdr.size bytes).
+ * Buffered; a full chunk (RSF_CHUNK_MAX) is compressed and written. */
+int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size);
+/* Compresses and writes the pending chunk (if any); the recorder calls this
+ * at least once a second. */
+int rsf_writer_flush(struct rsf_writer *w);
+/* Flushes, writes the trailer, closes. stats may be NULL (no trailer). */
+int rsf_writer_close(struct rsf_writer *w, const struct rsf_stats *stats);
+const char *rsf_writer_error(const struct rsf_writer *w);
+
+#define RSF_CHUNK_MAX (1u << 20)
+
+/* ---------------------------------------------------------------- reader */
+struct rsf_reader;
+
+enum rsf_status {
+	RSF_OK = 0,          /* record returned */
+	RSF_END = 1,         /* clean end of data (trailer seen or plain EOF at a chunk boundary) */
+	RSF_DAMAGED = -1,    /* truncated/corrupt chunk: rsf_reader_error() says where and why */
+};
+
+/* Opens and reads header, metadata and tables. NULL on error with a
+ * one-line message in err (not a recording, bad version, truncated header). */
+struct rsf_reader *rsf_reader_open(const char *path, char *err, size_t errlen);
+const struct rsf_meta *rsf_reader_meta(const struct rsf_reader *r);
+const struct rsf_ksym *rsf_reader_ksyms(const struct rsf_reader *r, size_t *n);
+const struct rsf_module *rsf_reader_modules(const struct rsf_reader *r, size_t *n);
+const struct rsf_func *rsf_reader_funcs(const struct rsf_reader *r, size_t *n);
+/* Next record, streamed chunk by chunk (memory does not grow with the file).
+ * *rec points into the reader's buffer, valid until the next call. Records
+ * are 8-byte aligned in that buffer. */
+enum rsf_status rsf_reader_next(struct rsf_reader *r, const struct rs_rec_hdr **rec);
+/* After RSF_END: the trailer, or NULL when the recorder was killed. */
+const struct rsf_stats *rsf_reader_stats(const struct rsf_reader *r);
+bool rsf_reader_complete(const struct rsf_reader *r);   /* trailer present and no damage */
+const char *rsf_reader_error(const struct rsf_reader *r); /* after RSF_DAMAGED */
+uint64_t rsf_reader_chunks(const struct rsf_reader *r);    /* chunks read so far */
+void rsf_reader_close(struct rsf_reader *r);
+
+#endif

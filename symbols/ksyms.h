@@ -1,0 +1,35 @@
+/* ksyms.h - kallsyms function symbols: parsing /proc/kallsyms (or a
+ * recorded snapshot), address -> name+offset, name(+module) -> address.
+ * Used by retsnoop-record (selection, snapshot) and retsnoop-report. */
+#ifndef RS_KSYMS_H
+#define RS_KSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksym {
+	uint64_t addr;
+	uint64_t size;     /* distance to the next function symbol (0 for the last) */
+	char type;
+	const char *name;
+	const char *module; /* NULL for vmlinux */
+};
+
+struct ksyms;
+
+/* all function symbols (t T w W) of a kallsyms-format file */
+struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen);
+/* from a recorded snapshot (copies the strings) */
+struct ksyms *ksyms_from_array(const struct ksym *v, size_t n);
+void ksyms_free(struct ksyms *ks);
+
+size_t ksyms_count(const struct ksyms *ks);
+const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);  /* sorted by address */
+/* largest function symbol <= addr (and addr < addr+size when size known), or NULL */
+const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr);
+/* first symbol with this name (module NULL = any); *count = how many */
+const struct ksym *ksyms_find(const struct ksyms *ks, const char *name, const char *module, size_t *count);
+/* any symbol, not only functions: used for _text/_stext */
+uint64_t ksyms_find_any_addr(const char *kallsyms_path, const char *name);
+
+#endif
