@@ -1,0 +1,98 @@
+# Makefile - builds the BPF object and its skeleton, retsnoop-record,
+# retsnoop-report, simfail and the unit tests; `make test` runs every test.
+# Sources are picked up per folder (see docs/design.md for who owns what).
+
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+PREFIX  ?= /usr/local
+DESTDIR ?=
+O       := build
+
+WARN     := -Wall -Wextra
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 $(WARN) -I. -I$(O) -D_GNU_SOURCE
+LDLIBS   := -lbpf -ldw -lelf -lz -lzstd -ldebuginfod -lpthread
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+
+COMMON_SRCS := $(wildcard common/*.c symbols/*.c)
+FORMAT_SRCS := $(wildcard format/*.c)
+REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
+RECORD_SRCS := $(filter-out record/main.c,$(wildcard record/*.c))
+LIB_SRCS    := $(COMMON_SRCS) $(FORMAT_SRCS) $(REPORT_SRCS)
+TEST_SRCS   := $(wildcard tests/unit/test_*.c)
+
+LIB_OBJS    := $(LIB_SRCS:%.c=$(O)/%.o)
+RECORD_OBJS := $(RECORD_SRCS:%.c=$(O)/%.o)
+ASAN_OBJS   := $(LIB_SRCS:%.c=$(O)/asan/%.o) $(RECORD_SRCS:%.c=$(O)/asan/%.o)
+TEST_BINS   := $(TEST_SRCS:tests/unit/%.c=$(O)/tests/%)
+HDRS        := $(wildcard */*.h bpf/*.h)
+
+BINS := $(O)/retsnoop-record $(O)/retsnoop-report $(O)/simfail
+ifneq ($(wildcard live/main.c),)
+BINS += $(O)/retsnoop
+endif
+
+.PHONY: all clean install test test-unit test-golden test-vm
+all: $(BINS)
+
+# ------------------------------------------------------------------ BPF --
+$(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -I. \
+		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+
+$(O)/retsnoop.skel.h: $(O)/retsnoop.bpf.o
+	$(BPFTOOL) gen skeleton $< name retsnoop_bpf > $@
+
+# ------------------------------------------------------------ C objects --
+$(O)/%.o: %.c $(HDRS) $(O)/retsnoop.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/asan/%.o: %.c $(HDRS) $(O)/retsnoop.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SANFLAGS) -c $< -o $@
+
+$(O)/retsnoop-record: $(O)/record/main.o $(RECORD_OBJS) $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/retsnoop-report: $(O)/report/main.o $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/retsnoop: $(O)/live/main.o $(RECORD_OBJS) $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/simfail: tests/simfail/simfail.c | $(O)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/testlib.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SANFLAGS) -o $@ $< $(ASAN_OBJS) $(LDLIBS)
+
+$(O):
+	mkdir -p $(O)
+
+# ---------------------------------------------------------------- tests --
+test: all $(TEST_BINS)
+	tests/run-all.sh
+
+test-unit: $(TEST_BINS)
+	tests/run-all.sh unit
+
+test-golden: all
+	tests/run-all.sh golden
+
+test-vm: all
+	tests/run-all.sh vm
+
+# -------------------------------------------------------------- install --
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	if [ -d docs/man ]; then install -d $(DESTDIR)$(PREFIX)/share/man/man1 && \
+		install -m 0644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+
+clean:
+	rm -rf $(O)

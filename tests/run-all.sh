@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# run-all.sh - runs the test suites (unit, golden, vm; all by default), each
+# of which prints "NAME: N passed, N failed" lines, and prints the total as
+# the last line. Exits non-zero if anything failed or a suite crashed.
+set -u
+cd "$(dirname "$0")/.."
+SUITES=("$@")
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden vm)
+TOTAL_P=0 TOTAL_F=0 BROKEN=0
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+
+tally() {   # reads suite output on stdin, echoes it, sums the counts
+	local line p f
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		if [[ $line =~ ^[A-Za-z0-9_./-]+:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+			p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+			echo "$p $f" >>"$LOG"
+		fi
+	done
+}
+
+run_suite() {  # NAME CMD...
+	local name=$1; shift
+	echo "=== $name"
+	local rc
+	"$@" 2>&1 | tally
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" != 0 ]; then echo "=== $name: exit status $rc"; BROKEN=$((BROKEN + 1)); fi
+}
+
+for s in "${SUITES[@]}"; do
+	case "$s" in
+	unit)
+		for t in build/tests/test_*; do
+			[ -x "$t" ] || continue
+			run_suite "unit/$(basename "$t")" "$t"
+		done ;;
+	golden) run_suite golden tests/golden/run.sh ;;
+	vm)     run_suite vm tests/vm/run.sh ;;
+	*) echo "run-all.sh: unknown suite '$s' (unit, golden, vm)" >&2; exit 2 ;;
+	esac
+done
+while read -r p f; do TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); done <"$LOG"
+if [ "$BROKEN" -gt 0 ] && [ "$TOTAL_F" -eq 0 ]; then TOTAL_F=$BROKEN; fi
+echo "all: $TOTAL_P passed, $TOTAL_F failed"
+[ "$TOTAL_F" -eq 0 ] && [ "$BROKEN" -eq 0 ] && [ "$TOTAL_P" -gt 0 ]
