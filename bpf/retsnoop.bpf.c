@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0
+/* retsnoop.bpf.c - the kernel side: entry/exit handlers for every traced
+ * function (kprobe.multi, kprobe/kretprobe or fentry/fexit front ends), the
+ * per-thread session state machine with its shadow call stack, the error
+ * heuristic, kernel stack capture and record emission (bpf/retsnoop_abi.h). */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "retsnoop_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* knobs set by the recorder before load */
+const volatile bool emit_success = false;   /* -S: success sessions too */
+const volatile bool emit_trace = false;     /* -T: entry/exit records */
+const volatile bool emit_interim = false;   /* -I */
+const volatile bool use_lbr = false;        /* -B */
+const volatile bool filter_tgid = false;    /* -p / -- CMD */
+const volatile bool deny_tgid = false;      /* -P */
+const volatile bool filter_comm = false;    /* -n */
+const volatile bool deny_comm = false;      /* -N */
+const volatile bool fentry_mode = false;
+const volatile u64 duration_ns = 0;         /* -L */
+const volatile u32 nr_funcs = 1;
+
+bool ready = false;
+struct rs_bpf_stats stats = {};
+
+struct session {
+	u64 sess_id;
+	u32 tid, pid;
+	u64 start_ts;
+	char task_comm[RS_TASK_COMM_LEN];
+	char proc_comm[RS_TASK_COMM_LEN];
+	u32 next_seq_id;
+	u32 dropped_records;
+	u32 overflow_calls;
+	u32 overflow_depth;          /* untracked nested calls currently running */
+	u16 depth, max_depth;
+	bool is_err, defunct, start_emitted, counted_incomplete;
+	s32 kstack_sz;
+	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
+	u64 kstack[RS_MAX_KSTACK_DEPTH];
+	/* saved deeper error chain for stitching */
+	u16 saved_depth, saved_max_depth;
+	u32 saved_last_seq_id;
+	s32 saved_kstack_sz;
+	s32 lbrs_sz, saved_lbrs_sz;
+	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
+	u64 saved_kstack[RS_MAX_KSTACK_DEPTH];
+	struct rs_lbr_entry lbrs[RS_MAX_LBR_ENTRIES];
+	struct rs_lbr_entry saved_lbrs[RS_MAX_LBR_ENTRIES];
+};
+
+static const struct session empty_session = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);        /* resized by the recorder */
+	__type(key, u64);
+	__type(value, struct session);
+} sessions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);  /* resized by the recorder */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);           /* resized to the number of traced functions */
+	__type(key, u32);
+	__type(value, u32);               /* enum rs_func_flags */
+} func_flags SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);           /* fentry mode: function address -> id */
+	__type(key, u64);
+	__type(value, u32);
+} ip_to_id SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, u32);                 /* tgid */
+	__type(value, u8);                /* 1 allow, 2 deny */
+} tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, char[RS_TASK_COMM_LEN]);
+	__type(value, u8);                /* 1 allow, 2 deny */
+} comms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} running SEC(".maps");
+
+struct lbr_buf {
+	struct perf_branch_entry e[RS_MAX_LBR_ENTRIES];
+	s32 sz;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct lbr_buf);
+} lbr_scratch SEC(".maps");
+
+static __always_inline void stat_inc(u64 *v)
+{
+	__sync_fetch_and_add(v, 1);
+}
+
+/* per-CPU guard: a traced function called from inside our own handler
+ * (map helpers, ring buffer) must not recurse into the session logic */
+static __always_inline bool guard_enter(void)
+{
+	u32 zero = 0;
+	u32 *r = bpf_map_lookup_elem(&running, &zero);
+
+	if (!r)
+		return false;
+	if (*r)
+		return false;
+	*r = 1;
+	return true;
+}
+
+static __always_inline void guard_exit(void)
+{
+	u32 zero = 0;
+	u32 *r = bpf_map_lookup_elem(&running, &zero);
+
+	if (r)
+		*r = 0;
+}
+
+static __always_inline bool task_allowed(void)
+{
+	u64 pid_tgid;
+	u32 tgid;
+	u8 *v;
+
+	if (filter_tgid || deny_tgid) {
+		pid_tgid = bpf_get_current_pid_tgid();
+		tgid = pid_tgid >> 32;
+		v = bpf_map_lookup_elem(&tgids, &tgid);
+		if (v && *v == 2)
+			return false;
+		if (filter_tgid && (!v || *v != 1))
+			return false;
+	}
+	if (filter_comm || deny_comm) {
+		char comm[RS_TASK_COMM_LEN] = {};
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		v = bpf_map_lookup_elem(&comms, comm);
+		if (v && *v == 2)
+			return false;
+		if (filter_comm && (!v || *v != 1))
+			return false;
+	}
+	return true;
+}
+
+static __always_inline u64 current_sess_id(void)
+{
+	u32 tid = (u32)bpf_get_current_pid_tgid();
+
+	if (tid)
+		return tid;
+	return (1ULL << 32) | bpf_get_smp_processor_id();
+}
+
+static __always_inline bool is_failure(u32 flags, s64 res)
+{
+	if (flags & RS_FUNC_CANT_FAIL)
+		return false;
+	if ((flags & RS_FUNC_RET_PTR) && res == 0)
+		return true;
+	if (flags & RS_FUNC_NEEDS_SIGN_EXT) {
+		u32 lo = (u32)res;
+
+		return lo >= 0xfffff001u;
+	}
+	return (u64)res >= (u64)-4095LL;
+}
+
+static __always_inline void emit_session_start(struct session *s)
+{
+	struct rs_rec_session_start *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(&stats.records_dropped);
+		s->defunct = true;
+		return;
+	}
+	r->hdr.type = RS_REC_SESSION_START;
+	r->hdr.size = sizeof(*r);
+	r->sess_id = s->sess_id;
+	r->tid = s->tid;
+	r->pid = s->pid;
+	r->start_ts = s->start_ts;
+	__builtin_memcpy(r->task_comm, s->task_comm, sizeof(r->task_comm));
+	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
+	bpf_ringbuf_submit(r, 0);
+	s->start_emitted = true;
+}
+
+static __always_inline void emit_trace_rec(struct session *s, u32 type, u32 seq_id, u32 func_id,
+				       u32 depth, s64 res, u64 lat, u64 ts)
+{
+	struct rs_rec_trace *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(&stats.records_dropped);
+		s->dropped_records++;
+		if (!s->counted_incomplete) {
+			s->counted_incomplete = true;
+			stat_inc(&stats.sessions_incomplete);
+		}
+		return;
+	}
+	r->hdr.type = type;
+	r->hdr.size = sizeof(*r);
+	r->sess_id = s->sess_id;
+	r->ts = ts;
+	r->seq_id = seq_id;
+	r->func_id = func_id;
+	r->depth = depth;
+	r->_pad[0] = r->_pad[1] = r->_pad[2] = 0;
+	r->res = res;
+	r->lat_ns = lat;
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline void capture_lbrs(struct session *s)
+{
+	u32 zero = 0;
+	struct lbr_buf *lb;
+
+	if (!use_lbr)
+		return;
+	lb = bpf_map_lookup_elem(&lbr_scratch, &zero);
+	if (!lb)
+		return;
+	s->lbrs_sz = lb->sz;
+	bpf_probe_read_kernel(s->lbrs, sizeof(s->lbrs), lb->e);
+}
+
+/* emits the session's stack as one RS_REC_SESSION_END record */
+static __always_inline void submit_session(void *ctx, struct session *s, u32 flags)
+{
+	struct rs_rec_session_end *r;
+	bool stitched = false;
+	u64 now = bpf_ktime_get_ns();
+	u32 n, i;
+
+	if (!(flags & RS_SESS_IGNORED)) {
+		if (!s->is_err && !emit_success)
+			flags |= RS_SESS_IGNORED;
+		else if (duration_ns) {
+			u64 dur = (flags & RS_SESS_INTERIM) ? now - s->start_ts : s->frames[0].lat_ns;
+
+			if (dur < duration_ns)
+				flags |= RS_SESS_IGNORED;
+		}
+	}
+	/* an ignored session only needs a record when user space holds its
+	 * trace records (SESSION_START was sent) */
+	if ((flags & RS_SESS_IGNORED) && !s->start_emitted)
+		return;
+
+	if (use_lbr && !(flags & RS_SESS_IGNORED)) {
+		struct rs_rec_lbr *l = bpf_ringbuf_reserve(&rb, sizeof(*l), 0);
+
+		if (l) {
+			stitched = s->saved_depth && s->max_depth + 1 == s->saved_depth;
+			l->hdr.type = RS_REC_LBR;
+			l->hdr.size = sizeof(*l);
+			l->sess_id = s->sess_id;
+			l->_pad = 0;
+			if (stitched) {
+				l->lbrs_sz = s->saved_lbrs_sz;
+				bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), s->saved_lbrs);
+			} else {
+				l->lbrs_sz = s->lbrs_sz;
+				bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), s->lbrs);
+			}
+			bpf_ringbuf_submit(l, 0);
+		} else {
+			stat_inc(&stats.records_dropped);
+		}
+	}
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(&stats.records_dropped);
+		if (!(flags & RS_SESS_IGNORED))
+			stat_inc(&stats.sessions_dropped);
+		return;
+	}
+	r->hdr.type = RS_REC_SESSION_END;
+	r->hdr.size = sizeof(*r);
+	r->sess_id = s->sess_id;
+	r->tid = s->tid;
+	r->pid = s->pid;
+	r->start_ts = s->start_ts;
+	r->end_ts = now;
+	__builtin_memcpy(r->task_comm, s->task_comm, sizeof(r->task_comm));
+	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
+	if (s->is_err)
+		flags |= RS_SESS_IS_ERR;
+	if (s->overflow_calls)
+		flags |= RS_SESS_OVERFLOW;
+	r->depth = s->depth;
+	r->_pad = 0;
+	r->stitch_pos = 0;
+	r->last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
+	r->dropped_records = s->dropped_records;
+	r->overflow_calls = s->overflow_calls;
+
+	/* stitch: the saved deeper error chain continues the current one */
+	if (s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth) {
+		u32 keep = s->saved_depth - 1;   /* current frames [0, keep) */
+
+		flags |= RS_SESS_STITCHED;
+		bpf_probe_read_kernel(r->frames, sizeof(r->frames), s->saved_frames);
+		for (i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
+			if (i >= keep)
+				break;
+			r->frames[i] = s->frames[i];
+		}
+		n = s->saved_max_depth;
+		r->stitch_pos = keep;
+		r->kstack_sz = s->saved_kstack_sz;
+		bpf_probe_read_kernel(r->kstack, sizeof(r->kstack), s->saved_kstack);
+	} else {
+		n = s->max_depth;
+		bpf_probe_read_kernel(r->frames, sizeof(r->frames), s->frames);
+		r->kstack_sz = s->kstack_sz;
+		bpf_probe_read_kernel(r->kstack, sizeof(r->kstack), s->kstack);
+	}
+	if (n > RS_MAX_FSTACK_DEPTH)
+		n = RS_MAX_FSTACK_DEPTH;
+	r->nframes = n;
+	r->flags = flags;
+	bpf_ringbuf_submit(r, 0);
+	if (!(flags & RS_SESS_IGNORED))
+		stat_inc(&stats.sessions_emitted);
+}
+
+/* the current error chain [depth, max_depth) is about to be overwritten:
+ * keep it (and its kernel stack/LBRs) so that it can be stitched later */
+static __always_inline void save_error_chain(struct session *s)
+{
+	u32 d = s->depth, md = s->max_depth;
+
+	if (d >= RS_MAX_FSTACK_DEPTH || md > RS_MAX_FSTACK_DEPTH)
+		return;
+	if (s->saved_depth && md + 1 == s->saved_depth) {
+		/* directly continues the saved chain: prepend, keep deeper stacks */
+		for (u32 i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
+			u32 k = d + i;
+
+			if (k >= md || k >= RS_MAX_FSTACK_DEPTH)
+				break;
+			s->saved_frames[k] = s->frames[k];
+		}
+		s->saved_depth = d + 1;
+	} else {
+		bpf_probe_read_kernel(s->saved_frames, sizeof(s->saved_frames), s->frames);
+		s->saved_depth = d + 1;
+		s->saved_max_depth = md;
+		s->saved_kstack_sz = s->kstack_sz;
+		bpf_probe_read_kernel(s->saved_kstack, sizeof(s->saved_kstack), s->kstack);
+		s->saved_lbrs_sz = s->lbrs_sz;
+		bpf_probe_read_kernel(s->saved_lbrs, sizeof(s->saved_lbrs), s->lbrs);
+	}
+	s->saved_last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
+}
+
+static __always_inline void handle_entry(void *ctx, u32 id)
+{
+	struct session *s;
+	u64 sess_id, now;
+	u32 *flagsp, flags, d;
+
+	if (id >= nr_funcs)
+		return;
+	flagsp = bpf_map_lookup_elem(&func_flags, &id);
+	if (!flagsp)
+		return;
+	flags = *flagsp;
+
+	sess_id = current_sess_id();
+	s = bpf_map_lookup_elem(&sessions, &sess_id);
+	if (!s) {
+		struct task_struct *t;
+		u64 pid_tgid;
+
+		if (!(flags & RS_FUNC_IS_ENTRY))
+			return;
+		if (!task_allowed())
+			return;
+		if (bpf_map_update_elem(&sessions, &sess_id, &empty_session, BPF_NOEXIST)) {
+			stat_inc(&stats.sessions_table_full);
+			return;
+		}
+		s = bpf_map_lookup_elem(&sessions, &sess_id);
+		if (!s)
+			return;
+		pid_tgid = bpf_get_current_pid_tgid();
+		s->sess_id = sess_id;
+		s->tid = (u32)pid_tgid;
+		s->pid = pid_tgid >> 32;
+		s->start_ts = bpf_ktime_get_ns();
+		bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
+		t = (struct task_struct *)bpf_get_current_task();
+		BPF_CORE_READ_STR_INTO(&s->proc_comm, t, group_leader, comm);
+		if (emit_trace)
+			emit_session_start(s);
+	}
+	if (s->defunct) {
+		s->overflow_depth++;
+		return;
+	}
+	if (s->depth >= RS_MAX_FSTACK_DEPTH || s->overflow_depth) {
+		s->overflow_calls++;
+		s->overflow_depth++;
+		stat_inc(&stats.depth_overflows);
+		return;
+	}
+	d = s->depth;
+	if (d != s->max_depth && s->is_err)
+		save_error_chain(s);
+
+	now = bpf_ktime_get_ns();
+	if (d >= RS_MAX_FSTACK_DEPTH)
+		return;
+	s->frames[d].func_id = id;
+	s->frames[d].seq_id = s->next_seq_id++;
+	s->frames[d].res = 0;
+	s->frames[d].lat_ns = now;
+	s->depth = d + 1;
+	s->max_depth = d + 1;
+	s->is_err = false;
+	if (emit_trace)
+		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[d].seq_id, id, d + 1, 0, 0, now);
+}
+
+static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
+{
+	struct session *s;
+	u64 sess_id, now, lat;
+	u32 *flagsp, flags, d, seq_id;
+	bool failed;
+
+	if (use_lbr) {
+		u32 zero = 0;
+		struct lbr_buf *lb = bpf_map_lookup_elem(&lbr_scratch, &zero);
+
+		if (lb)
+			lb->sz = bpf_get_branch_snapshot(lb->e, sizeof(lb->e), 0);
+	}
+	if (id >= nr_funcs)
+		return;
+	sess_id = current_sess_id();
+	s = bpf_map_lookup_elem(&sessions, &sess_id);
+	if (!s)
+		return;
+	if (s->overflow_depth) {
+		s->overflow_depth--;
+		if (s->defunct && !s->overflow_depth && !s->depth)
+			bpf_map_delete_elem(&sessions, &sess_id);
+		return;
+	}
+	if (!s->depth)
+		return;
+	flagsp = bpf_map_lookup_elem(&func_flags, &id);
+	if (!flagsp)
+		return;
+	flags = *flagsp;
+
+	d = s->depth - 1;
+	if (d >= RS_MAX_FSTACK_DEPTH)
+		return;
+	if (s->frames[d].func_id != id) {
+		/* a missed return: find this function further down and drop
+		 * the frames above it; an exit we never saw enter is ignored */
+		u32 k, found = RS_MAX_FSTACK_DEPTH;
+
+		stat_inc(&stats.exit_mismatches);
+		for (k = 0; k < RS_MAX_FSTACK_DEPTH; k++) {
+			if (k >= d)
+				break;
+			if (s->frames[d - 1 - k].func_id == id) {
+				found = d - 1 - k;
+				break;
+			}
+		}
+		if (found >= RS_MAX_FSTACK_DEPTH)
+			return;
+		d = found;
+		s->depth = d + 1;
+		if (s->max_depth < d + 1)
+			s->max_depth = d + 1;
+		if (!s->counted_incomplete) {
+			s->counted_incomplete = true;
+			stat_inc(&stats.sessions_incomplete);
+		}
+	}
+
+	now = bpf_ktime_get_ns();
+	lat = now - s->frames[d].lat_ns;
+	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
+		res = (s64)(s32)res;
+	failed = is_failure(flags, res);
+	seq_id = s->next_seq_id++;
+	if (emit_trace)
+		emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
+
+	s->frames[d].res = res;
+	s->frames[d].lat_ns = lat;
+	if (!(flags & RS_FUNC_CANT_FAIL)) {
+		if (failed) {
+			if (!s->is_err) {
+				s->is_err = true;
+				s->max_depth = d + 1;
+				s->kstack_sz = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
+				capture_lbrs(s);
+			}
+		} else {
+			s->is_err = false;
+		}
+	}
+	if (!s->is_err && emit_success && d + 1 == s->max_depth) {
+		s->kstack_sz = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
+		capture_lbrs(s);
+	}
+	s->depth = d;
+	if (d == 0) {
+		submit_session(ctx, s, 0);
+		bpf_map_delete_elem(&sessions, &sess_id);
+	}
+}
+
+/* ------------------------------------------------------------ front ends */
+
+SEC("kprobe.multi")
+int rs_kentry_multi(struct pt_regs *ctx)
+{
+	if (!ready || !guard_enter())
+		return 0;
+	handle_entry(ctx, (u32)bpf_get_attach_cookie(ctx));
+	guard_exit();
+	return 0;
+}
+
+SEC("kretprobe.multi")
+int rs_kexit_multi(struct pt_regs *ctx)
+{
+	if (!ready || !guard_enter())
+		return 0;
+	handle_exit(ctx, (u32)bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
+	guard_exit();
+	return 0;
+}
+
+SEC("kprobe")
+int rs_kentry(struct pt_regs *ctx)
+{
+	if (!ready || !guard_enter())
+		return 0;
+	handle_entry(ctx, (u32)bpf_get_attach_cookie(ctx));
+	guard_exit();
+	return 0;
+}
+
+SEC("kretprobe")
+int rs_kexit(struct pt_regs *ctx)
+{
+	if (!ready || !guard_enter())
+		return 0;
+	handle_exit(ctx, (u32)bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
+	guard_exit();
+	return 0;
+}
+
+static __always_inline u32 fentry_func_id(void *ctx)
+{
+	u64 ip = bpf_get_func_ip(ctx);
+	u32 *id = bpf_map_lookup_elem(&ip_to_id, &ip);
+
+	return id ? *id : (u32)-1;
+}
+
+SEC("fentry")
+int rs_fentry(u64 *ctx)
+{
+	if (!ready || !guard_enter())
+		return 0;
+	handle_entry(ctx, fentry_func_id(ctx));
+	guard_exit();
+	return 0;
+}
+
+SEC("fexit")
+int rs_fexit(u64 *ctx)
+{
+	u64 ret = 0;
+
+	if (!ready || !guard_enter())
+		return 0;
+	bpf_get_func_ret(ctx, &ret);
+	handle_exit(ctx, fentry_func_id(ctx), (s64)ret);
+	guard_exit();
+	return 0;
+}
+
+/* ------------------------------------------------------ task lifecycle */
+
+/* a thread that exits mid-session never returns: free its session */
+SEC("raw_tp/sched_process_exit")
+int rs_task_exit(void *ctx)
+{
+	u64 sess_id = current_sess_id();
+
+	if (bpf_map_delete_elem(&sessions, &sess_id) == 0)
+		stat_inc(&stats.sessions_exited);
+	return 0;
+}
+
+/* children of a traced process (-- CMD) are traced too */
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(rs_task_fork, struct task_struct *parent, struct task_struct *child)
+{
+	u32 ptgid, ctgid;
+	u8 *v, allow = 1;
+
+	if (!filter_tgid)
+		return 0;
+	ptgid = BPF_CORE_READ(parent, tgid);
+	ctgid = BPF_CORE_READ(child, tgid);
+	if (ptgid == ctgid)
+		return 0;
+	v = bpf_map_lookup_elem(&tgids, &ptgid);
+	if (v && *v == 1)
+		bpf_map_update_elem(&tgids, &ctgid, &allow, BPF_NOEXIST);
+	return 0;
+}
