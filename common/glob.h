@@ -15,7 +15,7 @@ bool glob_match(const char *glob, const char *str);
 struct glob_spec {
 	char *name;      /* NULL for a path glob */
 	char *module;    /* NULL: matches vmlinux and modules alike */
-	char *path;      /* source path glob (":kernel/bpf/*.c"), else NULL */
+	char *path;      /* source path glob (":mm/slab*.c"), else NULL */
 	size_t matches;  /* filled by users: how many functions matched */
 };
 

@@ -1,0 +1,364 @@
+/* ksyms.c - kallsyms function symbols: fast in-place parsing of
+ * /proc/kallsyms-format files, sizes, address lookup by binary search and
+ * name(+module) lookup through a sorted name index (see ksyms.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ksyms.h"
+
+struct ksyms {
+	struct ksym *syms;     /* sorted by address (file order among equals) */
+	size_t n;
+	char *pool;            /* file contents or copied strings; names point here */
+	size_t *by_name;       /* indices sorted by (name, module, addr) */
+};
+
+static bool is_func_type(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* reads the whole file (procfs reports size 0, so read until EOF) */
+static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = malloc(cap + 1);
+	while (buf) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (!buf) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* tie-break on the original position, stashed in size before sorting */
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static int cmp_mod(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);   /* vmlinux first */
+	return strcmp(a, b);
+}
+
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+	const struct ksyms *ks = ctx;
+	const struct ksym *x = &ks->syms[*(const size_t *)a];
+	const struct ksym *y = &ks->syms[*(const size_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	c = cmp_mod(x->module, y->module);
+	if (c)
+		return c;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/* sorts by address, computes sizes, builds the name index */
+static int finalize(struct ksyms *ks)
+{
+	for (size_t i = 0; i < ks->n; i++)
+		ks->syms[i].size = i;
+	qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
+	for (size_t i = 0; i < ks->n; i++) {
+		size_t j = i + 1;
+
+		while (j < ks->n && ks->syms[j].addr == ks->syms[i].addr)
+			j++;
+		ks->syms[i].size = j < ks->n ? ks->syms[j].addr - ks->syms[i].addr : 0;
+	}
+	ks->by_name = malloc((ks->n ? ks->n : 1) * sizeof(*ks->by_name));
+	if (!ks->by_name)
+		return -1;
+	for (size_t i = 0; i < ks->n; i++)
+		ks->by_name[i] = i;
+	qsort_r(ks->by_name, ks->n, sizeof(*ks->by_name), cmp_name, ks);
+	return 0;
+}
+
+struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen)
+{
+	struct ksyms *ks;
+	size_t len, cap = 0, lineno = 0;
+	char *p, *end;
+
+	ks = calloc(1, sizeof(*ks));
+	if (!ks) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ks->pool = slurp(path, &len, err, errlen);
+	if (!ks->pool) {
+		free(ks);
+		return NULL;
+	}
+	p = ks->pool;
+	end = p + len;
+	while (p < end) {
+		char *nl = memchr(p, '\n', end - p), *name, *mod = NULL;
+		uint64_t addr = 0;
+		int digits = 0, h;
+		char type;
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		lineno++;
+		if (p == nl) {          /* empty line */
+			p = nl + 1;
+			continue;
+		}
+		while ((h = hexval(*p)) >= 0) {
+			addr = addr << 4 | (uint64_t)h;
+			p++;
+			digits++;
+		}
+		if (digits == 0 || digits > 16 || *p != ' ' || !p[1] || p[2] != ' ' || !p[3]) {
+			snprintf(err, errlen, "%s:%zu: not in kallsyms format", path, lineno);
+			ksyms_free(ks);
+			return NULL;
+		}
+		type = p[1];
+		name = p + 3;
+		p = name;
+		while (*p && *p != '\t' && *p != ' ')
+			p++;
+		if (*p) {
+			*p++ = '\0';
+			while (*p == '\t' || *p == ' ')
+				p++;
+			if (*p == '[') {
+				char *rb = strchr(p, ']');
+
+				if (rb) {
+					*rb = '\0';
+					mod = p + 1;
+				}
+			}
+		}
+		p = nl + 1;
+		if (!is_func_type(type))
+			continue;
+		if (ks->n == cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			struct ksym *nv = realloc(ks->syms, ncap * sizeof(*nv));
+
+			if (!nv) {
+				snprintf(err, errlen, "out of memory");
+				ksyms_free(ks);
+				return NULL;
+			}
+			ks->syms = nv;
+			cap = ncap;
+		}
+		ks->syms[ks->n++] = (struct ksym){ .addr = addr, .type = type, .name = name, .module = mod };
+	}
+	if (finalize(ks)) {
+		snprintf(err, errlen, "out of memory");
+		ksyms_free(ks);
+		return NULL;
+	}
+	return ks;
+}
+
+struct ksyms *ksyms_from_array(const struct ksym *v, size_t n)
+{
+	struct ksyms *ks = calloc(1, sizeof(*ks));
+	size_t total = 1, off = 0;
+
+	if (!ks)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		total += strlen(v[i].name ? v[i].name : "") + 1 + (v[i].module ? strlen(v[i].module) + 1 : 0);
+	ks->pool = malloc(total);
+	ks->syms = malloc((n ? n : 1) * sizeof(*ks->syms));
+	if (!ks->pool || !ks->syms) {
+		ksyms_free(ks);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = v[i].name ? v[i].name : "";
+		size_t l = strlen(nm) + 1;
+
+		ks->syms[i] = v[i];
+		memcpy(ks->pool + off, nm, l);
+		ks->syms[i].name = ks->pool + off;
+		off += l;
+		if (v[i].module) {
+			l = strlen(v[i].module) + 1;
+			memcpy(ks->pool + off, v[i].module, l);
+			ks->syms[i].module = ks->pool + off;
+			off += l;
+		}
+	}
+	ks->n = n;
+	if (finalize(ks)) {
+		ksyms_free(ks);
+		return NULL;
+	}
+	return ks;
+}
+
+void ksyms_free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->syms);
+	free(ks->pool);
+	free(ks->by_name);
+	free(ks);
+}
+
+size_t ksyms_count(const struct ksyms *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+const struct ksym *ksyms_at(const struct ksyms *ks, size_t i)
+{
+	return ks && i < ks->n ? &ks->syms[i] : NULL;
+}
+
+const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi;
+	const struct ksym *s;
+
+	if (!ks || !ks->n)
+		return NULL;
+	hi = ks->n;
+	/* first index with syms[i].addr > addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &ks->syms[lo - 1];
+	while (s > ks->syms && s[-1].addr == s->addr)
+		s--;    /* the first alias, in file order */
+	if (s->size && addr - s->addr >= s->size)
+		return NULL;
+	return s;
+}
+
+const struct ksym *ksyms_find(const struct ksyms *ks, const char *name, const char *module, size_t *count)
+{
+	size_t lo = 0, hi, cnt = 0;
+	const struct ksym *first = NULL;
+
+	if (count)
+		*count = 0;
+	if (!ks || !name)
+		return NULL;
+	hi = ks->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ks->syms[ks->by_name[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < ks->n; i++) {
+		const struct ksym *s = &ks->syms[ks->by_name[i]];
+
+		if (strcmp(s->name, name))
+			break;
+		if (module && (!s->module || strcmp(s->module, module)))
+			continue;
+		if (!first)
+			first = s;
+		cnt++;
+	}
+	if (count)
+		*count = cnt;
+	return first;
+}
+
+uint64_t ksyms_find_any_addr(const char *kallsyms_path, const char *name)
+{
+	FILE *f = fopen(kallsyms_path, "re");
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	uint64_t res = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3)
+			continue;
+		if (strcmp(sym, name) == 0) {
+			res = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return res;
+}
