@@ -1,0 +1,263 @@
+/* rsf_writer.c - writes a recording file: file header, metadata, kallsyms,
+ * module and function tables at open, then records buffered into chunks of
+ * up to RSF_CHUNK_MAX bytes, each compressed and written as one block, and
+ * the statistics trailer at close. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "rsf_internal.h"
+
+struct rsf_writer {
+	int fd;
+	char *path;
+	ZSTD_CCtx *cctx;
+	uint8_t *chunk;                 /* RSF_CHUNK_MAX bytes of pending records */
+	size_t chunk_len;
+	uint32_t chunk_recs;
+	struct rsf_buf out;             /* framed block being written */
+	uint64_t off;                   /* file offset of the next write */
+	uint64_t records, chunks;
+	bool failed;                    /* an I/O error happened: refuse to go on */
+	char err[512];
+};
+
+/* message of the last failed rsf_writer_close() of this thread */
+static __thread char close_err[512];
+
+static void set_err(struct rsf_writer *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_err(struct rsf_writer *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+}
+
+static int write_all(struct rsf_writer *w, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			set_err(w, "%s: write failed at offset %llu: %s", w->path,
+				(unsigned long long)w->off, n < 0 ? strerror(errno) : "no progress");
+			w->failed = true;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+		w->off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int write_block(struct rsf_writer *w, uint32_t type, uint32_t count,
+		       const void *raw, size_t raw_size)
+{
+	const char *e = rsf_block_build(w->cctx, type, count, raw, raw_size, &w->out);
+	if (e) {
+		set_err(w, "%s: cannot encode %s block: %s", w->path, rsf_block_type_name(type), e);
+		w->failed = true;
+		return -1;
+	}
+	return write_all(w, w->out.data, w->out.len);
+}
+
+static void writer_free(struct rsf_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	ZSTD_freeCCtx(w->cctx);
+	rsf_buf_free(&w->out);
+	free(w->chunk);
+	free(w->path);
+	free(w);
+}
+
+static int write_header(struct rsf_writer *w, const struct rsf_meta *meta,
+			const struct rsf_ksym *ksyms, size_t nksyms,
+			const struct rsf_module *mods, size_t nmods,
+			const struct rsf_func *funcs, size_t nfuncs)
+{
+	struct rsf_file_hdr fh = {
+		.version = RSF_FORMAT_VERSION,
+		.endian = RSF_ENDIAN_WORD,
+		.word_size = (uint32_t)sizeof(long),
+		.hdr_size = RSF_FILE_HDR_SIZE,
+	};
+	memcpy(fh.magic, RSF_MAGIC, RSF_MAGIC_LEN);
+	fh.crc = rsf_hdr_crc(&fh, sizeof(fh));
+	if (write_all(w, &fh, sizeof(fh)))
+		return -1;
+
+	struct rsf_buf raw = {};
+	uint32_t count;
+	const char *e = NULL;
+	int ret = -1;
+
+	if (rsf_kv_encode(rsf_meta_fields, rsf_meta_nfields, meta, &raw, &count)) {
+		set_err(w, "%s: out of memory", w->path);
+		goto out;
+	}
+	if (write_block(w, RSF_BLK_META, count, raw.data, raw.len))
+		goto out;
+
+	if ((e = rsf_table_encode_ksyms(ksyms, nksyms, &raw)) ||
+	    write_block(w, RSF_BLK_KSYMS, (uint32_t)nksyms, raw.data, raw.len))
+		goto out;
+	if ((e = rsf_table_encode_modules(mods, nmods, &raw)) ||
+	    write_block(w, RSF_BLK_MODULES, (uint32_t)nmods, raw.data, raw.len))
+		goto out;
+	if ((e = rsf_table_encode_funcs(funcs, nfuncs, &raw)) ||
+	    write_block(w, RSF_BLK_FUNCS, (uint32_t)nfuncs, raw.data, raw.len))
+		goto out;
+	ret = 0;
+out:
+	if (e)
+		set_err(w, "%s: cannot encode tables: %s", w->path, e);
+	rsf_buf_free(&raw);
+	return ret;
+}
+
+struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta,
+				   const struct rsf_ksym *ksyms, size_t nksyms,
+				   const struct rsf_module *mods, size_t nmods,
+				   const struct rsf_func *funcs, size_t nfuncs,
+				   char *err, size_t errlen)
+{
+	if (!path || !meta || (nksyms && !ksyms) || (nmods && !mods) || (nfuncs && !funcs)) {
+		snprintf(err, errlen, "rsf_writer_open: invalid arguments");
+		return NULL;
+	}
+	struct rsf_writer *w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	w->fd = -1;
+	w->path = strdup(path);
+	w->cctx = ZSTD_createCCtx();
+	w->chunk = malloc(RSF_CHUNK_MAX);
+	if (!w->path || !w->cctx || !w->chunk) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		writer_free(w);
+		return NULL;
+	}
+	w->fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		writer_free(w);
+		return NULL;
+	}
+	/* the umask cannot widen 0600, but an existing file keeps its mode */
+	if (fchmod(w->fd, 0600)) {
+		snprintf(err, errlen, "%s: cannot set mode 0600: %s", path, strerror(errno));
+		writer_free(w);
+		return NULL;
+	}
+	if (write_header(w, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs)) {
+		snprintf(err, errlen, "%s", w->err);
+		unlink(path);
+		writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int rsf_writer_flush(struct rsf_writer *w)
+{
+	if (w->failed)
+		return -1;
+	if (!w->chunk_recs)
+		return 0;
+	if (write_block(w, RSF_BLK_CHUNK, w->chunk_recs, w->chunk, w->chunk_len))
+		return -1;
+	w->chunks++;
+	w->chunk_len = 0;
+	w->chunk_recs = 0;
+	return 0;
+}
+
+int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
+{
+	struct rs_rec_hdr hdr;
+
+	if (w->failed)
+		return -1;
+	if (!rec || size < sizeof(hdr)) {
+		set_err(w, "record of %u bytes rejected: shorter than its header", size);
+		return -1;
+	}
+	memcpy(&hdr, rec, sizeof(hdr));
+	if (hdr.size != size) {
+		set_err(w, "record rejected: header says %u bytes, given %u", hdr.size, size);
+		return -1;
+	}
+	if (size > RSF_CHUNK_MAX) {
+		set_err(w, "record of %u bytes rejected: larger than a chunk", size);
+		return -1;
+	}
+	size_t padded = ((size_t)size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+	if (w->chunk_len + padded > RSF_CHUNK_MAX && rsf_writer_flush(w))
+		return -1;
+	memcpy(w->chunk + w->chunk_len, rec, size);
+	if (padded > size)
+		memset(w->chunk + w->chunk_len + size, 0, padded - size);
+	w->chunk_len += padded;
+	w->chunk_recs++;
+	w->records++;
+	return 0;
+}
+
+int rsf_writer_close(struct rsf_writer *w, const struct rsf_stats *stats)
+{
+	if (!w)
+		return 0;
+	int ret = rsf_writer_flush(w);
+
+	if (!ret && stats) {
+		struct rsf_stats s = *stats;
+		struct rsf_buf raw = {};
+		uint32_t count;
+
+		s.records_written = w->records;
+		s.chunks_written = w->chunks;
+		if (rsf_kv_encode(rsf_stats_fields, rsf_stats_nfields, &s, &raw, &count)) {
+			set_err(w, "%s: out of memory", w->path);
+			ret = -1;
+		} else if (write_block(w, RSF_BLK_TRAILER, count, raw.data, raw.len)) {
+			ret = -1;
+		}
+		rsf_buf_free(&raw);
+	}
+	if (w->fd >= 0) {
+		if (close(w->fd) && !ret) {
+			set_err(w, "%s: close failed: %s", w->path, strerror(errno));
+			ret = -1;
+		}
+		w->fd = -1;
+	}
+	if (ret)
+		snprintf(close_err, sizeof(close_err), "%s", w->err);
+	writer_free(w);
+	return ret;
+}
+
+const char *rsf_writer_error(const struct rsf_writer *w)
+{
+	if (!w)
+		return close_err;
+	return w->err;
+}
