@@ -1,0 +1,363 @@
+/* simfail.c - scenario tool for the tracer tests: each case makes exactly one
+ * call of a target syscall that fails (or, for success cases, succeeds) in a
+ * known way, so a tracer attached to that syscall sees exactly one session.
+ * Plain C, raw bpf(2) through syscall(2); no libbpf.
+ *
+ *   simfail -l            list the cases
+ *   simfail CASE...       run the given cases
+ *   simfail -a            run every case
+ *   simfail -v ...        also print the verifier log and what is done
+ *
+ * For every case run, exactly one line goes to stdout:
+ *   simfail: CASE result=-22 errno=EINVAL        (result=0 errno=0 on success)
+ * The exit status is 0 if every case behaved as designed (failure cases: the
+ * target call failed; success cases: it succeeded), 1 otherwise, 2 on usage
+ * errors.  Environment: SIMFAIL_SLEEP_MS (syscall-long-sleep, default 1000).
+ *
+ * Results measured in the VM (tests/vm/vmrun, qemu TCG, 2 vCPUs, 512 MiB):
+ *
+ *   case                               6.12.117+deb12-cloud  6.1.0-56-cloud
+ *   bpf-bad-map-type                   -EINVAL               -EINVAL
+ *   bpf-bad-map-create-flags           -EINVAL               -EINVAL
+ *   bpf-bad-map-key-size-array         -EINVAL               -EINVAL
+ *   bpf-bad-map-max-entries-array      -EINVAL               -EINVAL
+ *   bpf-bad-map-key-size-ringbuf       -EINVAL               -EINVAL
+ *   bpf-bad-map-val-size-percpu-array  -ENOMEM               -ENOMEM
+ *   bpf-bad-map-lookup-key             -EFAULT               -EFAULT
+ *   bpf-bad-map-lookup-value           -EFAULT               -EFAULT
+ *   bpf-bad-prog-load                  -EINVAL               -EINVAL
+ *   bpf-simple-map                     0                     0
+ *   open-missing                       -ENOENT               -ENOENT
+ *   mkdir-existing                     -EEXIST               -EEXIST
+ *   syscall-long-sleep                 0                     0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int verbose;
+
+/* Outcome of one case: the target call's return value (negative errno on
+ * failure) and whether the case wants it to fail. */
+struct outcome {
+	long result;
+	int want_failure;
+};
+
+static long sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* Returns -errno for a failed raw syscall result, else the result. */
+static long as_result(long rc)
+{
+	return rc < 0 ? -(long)errno : rc;
+}
+
+static long map_create(unsigned type, unsigned key_size, unsigned value_size,
+		       unsigned max_entries, unsigned flags)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = type;
+	attr.key_size = key_size;
+	attr.value_size = value_size;
+	attr.max_entries = max_entries;
+	attr.map_flags = flags;
+	return as_result(sys_bpf(BPF_MAP_CREATE, &attr));
+}
+
+/* A map-creating failure case: the created fd (if the kernel accepted the
+ * map after all) is closed so the case stays side-effect free. */
+static struct outcome map_create_fail(unsigned type, unsigned key_size, unsigned value_size,
+				      unsigned max_entries, unsigned flags)
+{
+	struct outcome o = { map_create(type, key_size, value_size, max_entries, flags), 1 };
+
+	if (o.result >= 0) {
+		close((int)o.result);
+		o.result = 0;
+	}
+	return o;
+}
+
+static struct outcome case_bad_map_type(void)
+{
+	return map_create_fail(0xffffffffu, 4, 4, 1, 0);
+}
+
+static struct outcome case_bad_map_create_flags(void)
+{
+	return map_create_fail(BPF_MAP_TYPE_ARRAY, 4, 4, 1, 0xffffffffu);
+}
+
+static struct outcome case_bad_map_key_size_array(void)
+{
+	return map_create_fail(BPF_MAP_TYPE_ARRAY, 8, 4, 1, 0);	/* array keys are u32 */
+}
+
+static struct outcome case_bad_map_max_entries_array(void)
+{
+	return map_create_fail(BPF_MAP_TYPE_ARRAY, 4, 4, 0, 0);
+}
+
+static struct outcome case_bad_map_key_size_ringbuf(void)
+{
+	return map_create_fail(BPF_MAP_TYPE_RINGBUF, 1, 0, 4096, 0);	/* ringbufs have no keys */
+}
+
+static struct outcome case_bad_map_val_size_percpu_array(void)
+{
+	/* 1 MiB per-CPU values: more than the percpu allocator hands out in one
+	 * piece, so the per-element percpu allocation returns NULL (-ENOMEM) */
+	return map_create_fail(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 1u << 20, 1024, 0);
+}
+
+/* A real map for the lookup cases (its successful creation is a separate,
+ * non-failing bpf() call). Returns the fd or -errno. */
+static long make_array_map(void)
+{
+	return map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0);
+}
+
+static struct outcome map_lookup(int bad_key)
+{
+	struct outcome o = { 0, 1 };
+	union bpf_attr attr;
+	uint32_t key = 0;
+	uint64_t value;
+	long fd = make_array_map();
+
+	if (fd < 0) {
+		fprintf(stderr, "simfail: creating the array map for the lookup failed: %s\n",
+			strerror((int)-fd));
+		o.result = fd;
+		o.want_failure = 0;	/* the case could not be set up: report a misbehaviour */
+		return o;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (uint32_t)fd;
+	attr.key = bad_key ? 0 : (uint64_t)(uintptr_t)&key;
+	attr.value = bad_key ? (uint64_t)(uintptr_t)&value : 0;
+	o.result = as_result(sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr));
+	close((int)fd);
+	return o;
+}
+
+static struct outcome case_bad_map_lookup_key(void)
+{
+	return map_lookup(1);
+}
+
+static struct outcome case_bad_map_lookup_value(void)
+{
+	return map_lookup(0);
+}
+
+static struct outcome case_bad_prog_load(void)
+{
+	/* "r0 = 0; <opcode 0xff>; exit": 0xff is no BPF instruction, which the
+	 * verifier rejects with -EINVAL */
+	struct bpf_insn insns[3];
+	static char log[4096];
+	union bpf_attr attr;
+	struct outcome o = { 0, 1 };
+
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;
+	insns[0].dst_reg = BPF_REG_0;
+	insns[1].code = 0xff;
+	insns[2].code = BPF_JMP | BPF_EXIT;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (uint64_t)(uintptr_t)insns;
+	attr.insn_cnt = 3;
+	attr.license = (uint64_t)(uintptr_t)"GPL";
+	if (verbose) {
+		attr.log_buf = (uint64_t)(uintptr_t)log;
+		attr.log_size = sizeof(log);
+		attr.log_level = 1;
+	}
+	o.result = as_result(sys_bpf(BPF_PROG_LOAD, &attr));
+	if (o.result >= 0) {
+		close((int)o.result);
+		o.result = 0;
+	}
+	if (verbose && log[0])
+		fprintf(stderr, "simfail: verifier log:\n%s", log);
+	return o;
+}
+
+static struct outcome case_simple_map(void)
+{
+	struct outcome o = { make_array_map(), 0 };
+
+	if (o.result >= 0) {
+		close((int)o.result);
+		o.result = 0;
+	}
+	return o;
+}
+
+static struct outcome case_open_missing(void)
+{
+	struct outcome o = { as_result(syscall(__NR_openat, AT_FDCWD, "/nonexistent/simfail", O_RDONLY)), 1 };
+
+	if (o.result >= 0) {
+		close((int)o.result);
+		o.result = 0;
+	}
+	return o;
+}
+
+static struct outcome case_mkdir_existing(void)
+{
+	/* /tmp exists on any system (and in the test VM) */
+	struct outcome o = { as_result(syscall(__NR_mkdirat, AT_FDCWD, "/tmp", 0755)), 1 };
+
+	return o;
+}
+
+static struct outcome case_long_sleep(void)
+{
+	const char *s = getenv("SIMFAIL_SLEEP_MS");
+	long ms = 1000;
+	struct outcome o = { 0, 0 };
+	char *end;
+
+	if (s && *s) {
+		ms = strtol(s, &end, 10);
+		if (*end || ms < 0 || ms > 3600 * 1000) {
+			fprintf(stderr, "simfail: bad SIMFAIL_SLEEP_MS '%s' (milliseconds, 0..3600000)\n", s);
+			o.result = -EINVAL;
+			return o;
+		}
+	}
+	if (usleep((useconds_t)(ms * 1000)) < 0)
+		o.result = -(long)errno;
+	return o;
+}
+
+struct scase {
+	const char *name;
+	int bpf;	/* needs RLIMIT_MEMLOCK raised */
+	const char *desc;
+	struct outcome (*run)(void);
+};
+
+static const struct scase cases[] = {
+	{ "bpf-bad-map-type", 1, "BPF_MAP_CREATE with map type -1 (EINVAL)", case_bad_map_type },
+	{ "bpf-bad-map-create-flags", 1, "BPF_MAP_CREATE of an array with all flags set (EINVAL)", case_bad_map_create_flags },
+	{ "bpf-bad-map-key-size-array", 1, "array map with an 8-byte key (EINVAL)", case_bad_map_key_size_array },
+	{ "bpf-bad-map-max-entries-array", 1, "array map with zero max entries (EINVAL)", case_bad_map_max_entries_array },
+	{ "bpf-bad-map-key-size-ringbuf", 1, "ring buffer map with a 1-byte key (EINVAL)", case_bad_map_key_size_ringbuf },
+	{ "bpf-bad-map-val-size-percpu-array", 1, "percpu array with 1 MiB values: percpu allocation fails (ENOMEM)", case_bad_map_val_size_percpu_array },
+	{ "bpf-bad-map-lookup-key", 1, "BPF_MAP_LOOKUP_ELEM with a NULL key pointer (EFAULT)", case_bad_map_lookup_key },
+	{ "bpf-bad-map-lookup-value", 1, "BPF_MAP_LOOKUP_ELEM with a NULL value pointer (EFAULT)", case_bad_map_lookup_value },
+	{ "bpf-bad-prog-load", 1, "BPF_PROG_LOAD of a program with an unknown opcode (EINVAL)", case_bad_prog_load },
+	{ "bpf-simple-map", 1, "BPF_MAP_CREATE of a small array map (success)", case_simple_map },
+	{ "open-missing", 0, "openat(\"/nonexistent/simfail\") (ENOENT)", case_open_missing },
+	{ "mkdir-existing", 0, "mkdirat(\"/tmp\") (EEXIST)", case_mkdir_existing },
+	{ "syscall-long-sleep", 0, "usleep(SIMFAIL_SLEEP_MS, default 1000 ms) (success)", case_long_sleep },
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static const struct scase *find_case(const char *name)
+{
+	for (size_t i = 0; i < NCASES; i++)
+		if (strcmp(cases[i].name, name) == 0)
+			return &cases[i];
+	return NULL;
+}
+
+static void raise_memlock(void)
+{
+	struct rlimit r = { RLIM_INFINITY, RLIM_INFINITY };
+
+	/* kernels >= 5.11 account BPF memory to the memcg; failing is harmless */
+	if (setrlimit(RLIMIT_MEMLOCK, &r) < 0 && verbose)
+		fprintf(stderr, "simfail: raising RLIMIT_MEMLOCK failed: %s\n", strerror(errno));
+}
+
+/* Runs one case, prints its line; returns 1 if it behaved as designed. */
+static int run_case(const struct scase *c)
+{
+	struct outcome o;
+	const char *ename;
+	int ok;
+
+	if (verbose)
+		fprintf(stderr, "simfail: running %s: %s\n", c->name, c->desc);
+	if (c->bpf)
+		raise_memlock();
+	o = c->run();
+	if (o.result < 0) {
+		ename = strerrorname_np((int)-o.result);
+		printf("simfail: %s result=%ld errno=%s\n", c->name, o.result, ename ? ename : "?");
+	} else {
+		printf("simfail: %s result=0 errno=0\n", c->name);
+	}
+	fflush(stdout);
+	ok = o.want_failure ? o.result < 0 : o.result == 0;
+	if (!ok)
+		fprintf(stderr, "simfail: %s did not behave as designed (expected %s)\n", c->name,
+			o.want_failure ? "a failure" : "success");
+	return ok;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: simfail [-v] -l | -a | CASE...\n"
+		   "  -l  list the cases\n"
+		   "  -a  run every case\n"
+		   "  -v  verbose (verifier log, progress on stderr)\n");
+}
+
+int main(int argc, char **argv)
+{
+	int opt, all = 0, list = 0, bad = 0;
+
+	while ((opt = getopt(argc, argv, "alvh")) != -1) {
+		switch (opt) {
+		case 'a': all = 1; break;
+		case 'l': list = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (list) {
+		for (size_t i = 0; i < NCASES; i++)
+			printf("%-36s %s\n", cases[i].name, cases[i].desc);
+		return 0;
+	}
+	if (!all && optind >= argc) {
+		fprintf(stderr, "simfail: no case given (use -l to list them, -a for all)\n");
+		return 2;
+	}
+	/* validate every name before running anything */
+	for (int i = optind; i < argc; i++) {
+		if (!find_case(argv[i])) {
+			fprintf(stderr, "simfail: unknown case '%s' (use -l to list them)\n", argv[i]);
+			return 2;
+		}
+	}
+	if (all) {
+		for (size_t i = 0; i < NCASES; i++)
+			bad += !run_case(&cases[i]);
+	}
+	for (int i = optind; i < argc; i++)
+		bad += !run_case(find_case(argv[i]));
+	return bad ? 1 : 0;
+}
