@@ -1,0 +1,197 @@
+/* main.c - retsnoop-report: reads a recording made by retsnoop-record and
+ * renders every session in upstream retsnoop's stack view, then the
+ * recording's drop statistics. Exit status: 0 ok, 2 usage error or a
+ * damaged recording (everything before the damage is still rendered). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "format/rsfile.h"
+#include "report/report.h"
+
+#define PROG "retsnoop-report"
+#define REPORT_VERSION "0.1"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [OPTIONS] FILE\n"
+		"Render the sessions of a retsnoop-record recording as call stacks.\n\n"
+		"  -s                       symbolize with source lines (needs DWARF)\n"
+		"  -ss                      source lines and inlined functions (needs DWARF)\n"
+		"  -sn                      kallsyms names only (no DWARF)\n"
+		"  -k PATH                  vmlinux image with DWARF (for -s/-ss)\n"
+		"  -C stacks.emit-addrs=BOOL    print raw addresses too\n"
+		"  -C stacks.dec-offs=BOOL      function offsets in decimal\n"
+		"  -C stacks.unfiltered=BOOL    keep BPF trampoline/program frames\n"
+		"  -v                       verbose: recording details and totals on stderr\n"
+		"  -h, --help               this help\n"
+		"      --version            print the version\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+	return 2;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcasecmp(v, "true") || !strcasecmp(v, "y") || !strcmp(v, "1")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(v, "false") || !strcasecmp(v, "n") || !strcmp(v, "0")) {
+		*out = false;
+		return 0;
+	}
+	return -1;
+}
+
+/* -C group.key=value; returns 0 or an error message */
+static const char *parse_config(const char *kv, struct report_opts *o)
+{
+	static char msg[256];
+	const char *eq = strchr(kv, '=');
+	bool *target = NULL;
+	size_t klen;
+
+	if (!eq || !memchr(kv, '.', (size_t)(eq - kv))) {
+		snprintf(msg, sizeof(msg), "malformed config '%s' (expected group.key=value)", kv);
+		return msg;
+	}
+	klen = (size_t)(eq - kv);
+	if (klen == strlen("stacks.emit-addrs") && !strncmp(kv, "stacks.emit-addrs", klen))
+		target = &o->emit_addrs;
+	else if (klen == strlen("stacks.dec-offs") && !strncmp(kv, "stacks.dec-offs", klen))
+		target = &o->dec_offs;
+	else if (klen == strlen("stacks.unfiltered") && !strncmp(kv, "stacks.unfiltered", klen))
+		target = &o->unfiltered;
+	if (!target) {
+		snprintf(msg, sizeof(msg), "unknown config key '%.*s'", (int)klen, kv);
+		return msg;
+	}
+	if (parse_bool(eq + 1, target)) {
+		snprintf(msg, sizeof(msg), "invalid boolean '%s' for '%.*s' (true/y/1 or false/n/0)",
+			 eq + 1, (int)klen, kv);
+		return msg;
+	}
+	return NULL;
+}
+
+static void print_meta(const struct rsf_meta *m, size_t nksyms, size_t nmods, size_t nfuncs)
+{
+	fprintf(stderr, "Recording by retsnoop-record %s: %s\n", m->recorder_version, m->cmdline);
+	fprintf(stderr, "Kernel %s %s (%s) on host %s, attach mode %s.\n", m->uts_release,
+		m->uts_version, m->uts_machine, m->hostname, m->attach_mode);
+	fprintf(stderr, "Snapshot: %zu kallsyms function(s), %zu module(s), %zu traced function(s).\n",
+		nksyms, nmods, nfuncs);
+}
+
+int main(int argc, char **argv)
+{
+	struct report_opts opts = {
+		.symb = SYMB_DEFAULT,
+		.show_stack = true,
+	};
+	const char *path = NULL;
+	char err[512];
+	struct rsf_reader *rd;
+	struct report *rep;
+	const struct rsf_ksym *ksyms;
+	const struct rsf_module *mods;
+	const struct rsf_func *funcs;
+	size_t nksyms, nmods, nfuncs;
+	enum rsf_status st;
+	int ret = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--version")) {
+			printf(PROG " %s (recording format %d)\n", REPORT_VERSION, RSF_FORMAT_VERSION);
+			return 0;
+		} else if (!strcmp(a, "-s")) {
+			opts.symb = SYMB_LINES;
+		} else if (!strcmp(a, "-ss")) {
+			opts.symb = SYMB_INLINES;
+		} else if (!strcmp(a, "-sn")) {
+			opts.symb = SYMB_NONE;
+		} else if (!strcmp(a, "-k") || !strncmp(a, "-k", 2)) {
+			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!v)
+				return usage_error("option '%s' needs a path", a);
+			opts.vmlinux = v;
+		} else if (!strcmp(a, "-C") || !strncmp(a, "-C", 2)) {
+			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+			const char *msg;
+
+			if (!v)
+				return usage_error("option '%s' needs group.key=value", a);
+			msg = parse_config(v, &opts);
+			if (msg)
+				return usage_error("%s", msg);
+		} else if (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
+			opts.verbose += (int)strlen(a + 1);
+		} else if (!strcmp(a, "--")) {
+			if (i + 1 < argc && !path)
+				path = argv[++i];
+			if (i + 1 < argc)
+				return usage_error("unexpected argument '%s'", argv[i + 1]);
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error("unknown option '%s'", a);
+		} else if (path) {
+			return usage_error("unexpected argument '%s' (one recording at a time)", a);
+		} else {
+			path = a;
+		}
+	}
+	if (!path)
+		return usage_error("%s", "no recording file given");
+
+	rd = rsf_reader_open(path, err, sizeof(err));
+	if (!rd)
+		return usage_error("%s", err);
+	ksyms = rsf_reader_ksyms(rd, &nksyms);
+	mods = rsf_reader_modules(rd, &nmods);
+	funcs = rsf_reader_funcs(rd, &nfuncs);
+	if (opts.verbose)
+		print_meta(rsf_reader_meta(rd), nksyms, nmods, nfuncs);
+	if (opts.symb == SYMB_LINES || opts.symb == SYMB_INLINES)
+		fprintf(stderr, PROG ": source-line symbolization is not available yet; "
+			"using kallsyms names\n");
+
+	rep = report_new(rsf_reader_meta(rd), ksyms, nksyms, mods, nmods, funcs, nfuncs,
+			 &opts, stdout, err, sizeof(err));
+	if (!rep) {
+		fprintf(stderr, PROG ": %s: %s\n", path, err);
+		rsf_reader_close(rd);
+		return 1;
+	}
+	while (1) {
+		const struct rs_rec_hdr *rec;
+
+		st = rsf_reader_next(rd, &rec);
+		if (st != RSF_OK)
+			break;
+		report_feed(rep, rec);
+	}
+	report_finish(rep, st == RSF_END ? rsf_reader_stats(rd) : NULL);
+	fflush(stdout);
+	if (st == RSF_DAMAGED) {
+		fprintf(stderr, PROG ": %s: %s\n", path, rsf_reader_error(rd));
+		ret = 2;
+	} else if (!rsf_reader_stats(rd)) {
+		fprintf(stderr, PROG ": %s: the recording is incomplete (no trailer: the recorder "
+			"was killed?); statistics are unavailable\n", path);
+	}
+	report_free(rep);
+	rsf_reader_close(rd);
+	return ret;
+}

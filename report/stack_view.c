@@ -1,0 +1,259 @@
+/* stack_view.c - merges the logical stack with the kernel stack (BPF
+ * trampoline/program frames filtered, fexit `f+0x5, trampoline, f+X`
+ * collapsed, `!` for traced frames missing from the kernel stack) and
+ * prints it in upstream retsnoop's column layout (see stack_view.h). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "result_fmt.h"
+#include "stack_view.h"
+
+/* the fentry call at a function's start: 5 bytes, 9 with an endbr64 */
+#define FENTRY_RET_OFF_MAX 0x10
+
+struct kframe {
+	uint64_t addr;
+	struct symb_info si;
+	bool resolved;
+	bool bpf;          /* BPF trampoline / program / stack helper */
+	bool filtered;
+};
+
+bool sv_is_bpf_tramp(const char *name)
+{
+	return name && strncmp(name, "bpf_trampoline_", 15) == 0 && isdigit((unsigned char)name[15]);
+}
+
+bool sv_is_bpf_prog(const char *name)
+{
+	int i;
+
+	if (!name || strncmp(name, "bpf_prog_", 9) != 0)
+		return false;
+	for (i = 0; i < 16; i++)
+		if (!isxdigit((unsigned char)name[9 + i]))
+			return false;
+	return name[9 + 16] == '_' || name[9 + 16] == '\0';
+}
+
+static bool is_bpf_frame(const char *name)
+{
+	return sv_is_bpf_tramp(name) || sv_is_bpf_prog(name) ||
+	       (name && strcmp(name, "bpf_get_stack_raw_tp") == 0);
+}
+
+static bool same_sym(const struct kframe *a, const struct kframe *b)
+{
+	if (!a->resolved || !b->resolved || strcmp(a->si.name, b->si.name))
+		return false;
+	if (!a->si.module || !b->si.module)
+		return a->si.module == b->si.module;
+	return strcmp(a->si.module, b->si.module) == 0;
+}
+
+static struct sv_row *add_row(struct sv_table *t, enum sv_row_kind kind)
+{
+	struct sv_row *r;
+
+	if (t->n == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 32;
+		struct sv_row *v = realloc(t->rows, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->rows = v;
+		t->cap = cap;
+	}
+	r = &t->rows[t->n++];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	return r;
+}
+
+static void fill_src(char *buf, size_t len, const struct symb_src *src, const char *ksym_name)
+{
+	if (src->func[0] && ksym_name && strcmp(src->func, ksym_name))
+		snprintf(buf, len, "(%s @ %s:%d)", src->func, src->file, src->line);
+	else
+		snprintf(buf, len, "(%s:%d)", src->file, src->line);
+}
+
+static void fill_kernel_sym(struct sv_row *r, const struct kframe *k, const struct sv_opts *o)
+{
+	char prefix[20] = "";
+
+	r->has_addr = true;
+	r->addr = k->addr;
+	r->filtered = k->filtered;
+	if (o->emit_addrs)
+		snprintf(prefix, sizeof(prefix), "%c%016" PRIx64 " ", k->filtered ? '~' : ' ', k->addr);
+	if (!k->resolved)
+		snprintf(r->sym, sizeof(r->sym), "%s0x%" PRIx64, prefix, k->addr);
+	else if (o->dec_offs)
+		snprintf(r->sym, sizeof(r->sym), "%s%s+%" PRIu64, prefix, k->si.name, k->si.offset);
+	else
+		snprintf(r->sym, sizeof(r->sym), "%s%s+0x%" PRIx64, prefix, k->si.name, k->si.offset);
+	if (k->resolved && k->si.has_src)
+		fill_src(r->src, sizeof(r->src), &k->si.src, k->si.name);
+}
+
+/* the row itself, then its inlined frames */
+static int emit_kernel(struct sv_table *t, const struct kframe *k, const struct sv_frame *lf,
+		       const struct sv_opts *o)
+{
+	struct sv_row *r = add_row(t, lf ? SV_ROW_COMBINED : SV_ROW_KERNEL);
+
+	if (!r)
+		return -1;
+	fill_kernel_sym(r, k, o);
+	if (lf) {
+		r->stitched = lf->stitched;
+		if (lf->unfinished) {
+			snprintf(r->dur, sizeof(r->dur), "...");
+			snprintf(r->res, sizeof(r->res), "[...]");
+		} else {
+			snprintf(r->dur, sizeof(r->dur), "%" PRIu64 "us", lf->lat_ns / 1000);
+			result_fmt(r->res, sizeof(r->res), lf->res, lf->flags);
+		}
+	}
+	if (!k->resolved)
+		return 0;
+	for (int i = 0; i < k->si.ninlines && i < SYMB_MAX_INLINES; i++) {
+		r = add_row(t, SV_ROW_INLINE);
+		if (!r)
+			return -1;
+		snprintf(r->sym, sizeof(r->sym), "%s. %s", o->emit_addrs ? "                  " : "",
+			 k->si.inlines[i].func);
+		snprintf(r->src, sizeof(r->src), "(%s:%d)", k->si.inlines[i].file, k->si.inlines[i].line);
+	}
+	return 0;
+}
+
+static int emit_missing(struct sv_table *t, const struct sv_frame *lf, const struct sv_opts *o)
+{
+	struct sv_row *r = add_row(t, SV_ROW_MISSING);
+
+	if (!r)
+		return -1;
+	r->stitched = lf->stitched;
+	if (lf->unfinished) {
+		snprintf(r->dur, sizeof(r->dur), "...");
+		snprintf(r->res, sizeof(r->res), "[...]");
+	} else {
+		snprintf(r->dur, sizeof(r->dur), "%" PRIu64 "us", lf->lat_ns / 1000);
+		result_fmt(r->res, sizeof(r->res), lf->res, lf->flags);
+	}
+	snprintf(r->sym, sizeof(r->sym), "%s%s", o->emit_addrs ? "                  " : "",
+		 lf->name ? lf->name : "?");
+	return 0;
+}
+
+/* marks BPF frames (and the fexit pattern's redundant pair) as filtered */
+static void filter_kframes(struct kframe *kf, int m)
+{
+	int i;
+
+	for (i = 0; i < m; i++)
+		kf[i].bpf = kf[i].resolved && is_bpf_frame(kf[i].si.name);
+	/* fexit: f+0x5 (return into f's fentry call), trampoline, f+X */
+	for (i = 0; i + 2 < m; i++) {
+		if (same_sym(&kf[i], &kf[i + 2]) && kf[i].si.offset <= FENTRY_RET_OFF_MAX &&
+		    (kf[i + 1].bpf || !kf[i + 1].resolved)) {
+			kf[i].filtered = true;
+			kf[i + 1].filtered = true;
+		}
+	}
+	for (i = 0; i < m; i++)
+		if (kf[i].bpf)
+			kf[i].filtered = true;
+	/* the innermost frames of a BPF-captured stack are the program and
+	 * its trampoline; unsymbolized ones (JIT code missing from the
+	 * snapshot) are dropped too when a symbolized frame precedes them */
+	for (i = m - 1; i > 0 && (!kf[i].resolved || kf[i].bpf); i--)
+		;
+	if (i >= 0 && kf[i].resolved)
+		for (int j = i + 1; j < m; j++)
+			kf[j].filtered = true;
+}
+
+int stack_view_build(struct sv_table *t, struct symbolizer *sym,
+		     const struct sv_frame *lf, int nl,
+		     const uint64_t *kstack, int nk, const struct sv_opts *o)
+{
+	struct kframe *kf = calloc(nk > 0 ? (size_t)nk : 1, sizeof(*kf));
+	int m = 0, i = 0, j, ret = -1;
+
+	if (!kf)
+		return -1;
+	for (int k = nk - 1; k >= 0; k--) {       /* outermost first */
+		if (!kstack[k])
+			continue;
+		kf[m].addr = kstack[k];
+		kf[m].resolved = sym && symbolize(sym, kstack[k], true, &kf[m].si) == 0;
+		m++;
+	}
+	filter_kframes(kf, m);
+
+	for (j = 0; j < nl; j++) {
+		int k;
+
+		/* find this traced function further down the kernel stack */
+		for (k = i; k < m; k++)
+			if (!kf[k].filtered && kf[k].resolved && lf[j].name &&
+			    strcmp(kf[k].si.name, lf[j].name) == 0)
+				break;
+		if (k == m) {
+			if (emit_missing(t, &lf[j], o))
+				goto out;
+			continue;
+		}
+		for (; i < k; i++)
+			if ((!kf[i].filtered || o->unfiltered) && emit_kernel(t, &kf[i], NULL, o))
+				goto out;
+		if (emit_kernel(t, &kf[k], &lf[j], o))
+			goto out;
+		i = k + 1;
+	}
+	for (; i < m; i++)
+		if ((!kf[i].filtered || o->unfiltered) && emit_kernel(t, &kf[i], NULL, o))
+			goto out;
+	ret = 0;
+out:
+	free(kf);
+	return ret;
+}
+
+void stack_view_print(FILE *out, const struct sv_table *t)
+{
+	int wdur = 5, wres = 0, wsym = 0, wsrc = 0;
+
+	for (int i = 0; i < t->n; i++) {
+		const struct sv_row *r = &t->rows[i];
+		int l;
+
+		if ((l = (int)strlen(r->dur)) > wdur)
+			wdur = l;
+		if ((l = (int)strlen(r->res)) > wres)
+			wres = l;
+		if ((l = (int)strlen(r->sym)) > wsym)
+			wsym = l;
+		if ((l = (int)strlen(r->src)) > wsrc)
+			wsrc = l;
+	}
+	for (int i = 0; i < t->n; i++) {
+		const struct sv_row *r = &t->rows[i];
+
+		fprintf(out, "%c%s %*s %-*s  %-*s  %-*s\n",
+			r->kind == SV_ROW_MISSING ? '!' : ' ',
+			r->stitched && r->kind != SV_ROW_INLINE ? "\u2307" : " ",
+			wdur, r->dur, wres, r->res, wsym, r->sym, wsrc, r->src);
+	}
+}
+
+void sv_table_free(struct sv_table *t)
+{
+	free(t->rows);
+	t->rows = NULL;
+	t->n = t->cap = 0;
+}

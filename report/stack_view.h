@@ -1,0 +1,64 @@
+/* stack_view.h - upstream retsnoop's call-stack view: the logical (traced)
+ * stack merged with the captured kernel stack, BPF trampoline/program
+ * frames filtered, rendered with per-table column widths. The build step
+ * is separate from printing so tests can check the merge itself. */
+#ifndef RS_STACK_VIEW_H
+#define RS_STACK_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "symbolize.h"
+
+struct sv_opts {
+	bool emit_addrs;   /* stacks.emit-addrs */
+	bool dec_offs;     /* stacks.dec-offs */
+	bool unfiltered;   /* stacks.unfiltered */
+};
+
+/* one logical frame, outermost first */
+struct sv_frame {
+	const char *name;
+	uint32_t flags;      /* enum rs_func_flags */
+	int64_t res;         /* raw return register */
+	uint64_t lat_ns;
+	bool unfinished;     /* still running (interim snapshot) */
+	bool stitched;       /* from a saved deeper error chain */
+};
+
+enum sv_row_kind {
+	SV_ROW_KERNEL,       /* kernel stack frame with no traced function */
+	SV_ROW_COMBINED,     /* traced function found in the kernel stack */
+	SV_ROW_MISSING,      /* traced function absent from the kernel stack: `!` */
+	SV_ROW_INLINE,       /* inlined frame of the row above */
+};
+
+struct sv_row {
+	enum sv_row_kind kind;
+	bool stitched;
+	bool filtered;       /* BPF frame kept because of stacks.unfiltered */
+	bool has_addr;
+	uint64_t addr;
+	char dur[24];
+	char res[40];
+	char sym[200];
+	char src[400];
+};
+
+struct sv_table {
+	struct sv_row *rows;
+	int n, cap;
+};
+
+/* kstack: kernel stack, innermost first, runtime addresses */
+int stack_view_build(struct sv_table *t, struct symbolizer *sym,
+		     const struct sv_frame *lf, int nl,
+		     const uint64_t *kstack, int nk, const struct sv_opts *o);
+void stack_view_print(FILE *out, const struct sv_table *t);
+void sv_table_free(struct sv_table *t);
+
+/* name checks used by the filter (exposed for tests) */
+bool sv_is_bpf_tramp(const char *name);
+bool sv_is_bpf_prog(const char *name);
+
+#endif

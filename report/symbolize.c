@@ -1,0 +1,133 @@
+/* symbolize.c - kallsyms-snapshot symbolization of runtime addresses with
+ * module-range sanity checks, plus the hook for a DWARF backend (see
+ * symbolize.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "../symbols/ksyms.h"
+#include "symbolize.h"
+
+/* a vmlinux symbol followed by nothing or by a module symbol has no real
+ * size: accept only addresses this close to it */
+#define BOUNDARY_SYM_MAX 0x10000
+
+struct symbolizer {
+	struct ksyms *ks;
+	struct rsf_module *mods;
+	size_t nmods;
+	struct symb_backend be;
+	bool have_be;
+	int64_t slide;
+};
+
+struct symbolizer *symbolizer_new(const struct rsf_ksym *ksyms, size_t nksyms,
+				  const struct rsf_module *mods, size_t nmods)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	struct ksym *v;
+
+	if (!s)
+		return NULL;
+	v = calloc(nksyms ? nksyms : 1, sizeof(*v));
+	if (!v) {
+		free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < nksyms; i++) {
+		v[i].addr = ksyms[i].addr;
+		v[i].type = ksyms[i].type;
+		v[i].name = ksyms[i].name;
+		v[i].module = ksyms[i].module;
+	}
+	s->ks = ksyms_from_array(v, nksyms);
+	free(v);
+	if (!s->ks) {
+		free(s);
+		return NULL;
+	}
+	if (nmods) {
+		s->mods = calloc(nmods, sizeof(*s->mods));
+		if (!s->mods) {
+			symbolizer_free(s);
+			return NULL;
+		}
+		/* only base/size are used; names are not kept */
+		for (size_t i = 0; i < nmods; i++) {
+			s->mods[i].base = mods[i].base;
+			s->mods[i].size = mods[i].size;
+		}
+		s->nmods = nmods;
+	}
+	return s;
+}
+
+void symbolizer_set_backend(struct symbolizer *s, const struct symb_backend *b, int64_t slide)
+{
+	if (s->have_be && s->be.free)
+		s->be.free(s->be.ctx);
+	s->have_be = b != NULL;
+	if (b)
+		s->be = *b;
+	s->slide = slide;
+}
+
+int64_t symbolizer_slide(uint64_t runtime_text, uint64_t link_text)
+{
+	if (!runtime_text || !link_text)
+		return 0;
+	return (int64_t)(runtime_text - link_text);
+}
+
+static bool in_any_module(const struct symbolizer *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->nmods; i++)
+		if (s->mods[i].size && addr >= s->mods[i].base && addr - s->mods[i].base < s->mods[i].size)
+			return true;
+	return false;
+}
+
+/* kallsyms sizes are distances to the next symbol; the last vmlinux
+ * symbol before module space would otherwise swallow every BPF program */
+static bool plausible(const struct symbolizer *s, const struct ksym *k, uint64_t addr)
+{
+	size_t idx = (size_t)(k - ksyms_at(s->ks, 0));
+	const struct ksym *next;
+
+	while ((next = ksyms_at(s->ks, idx + 1)) && next->addr == k->addr)
+		idx++;
+	if (k->module)
+		return true;
+	if (next && !next->module)
+		return true;
+	if (in_any_module(s, addr))
+		return false;
+	return addr - k->addr < BOUNDARY_SYM_MAX;
+}
+
+int symbolize(struct symbolizer *s, uint64_t addr, bool is_ret, struct symb_info *out)
+{
+	const struct ksym *k;
+	uint64_t look = is_ret && addr ? addr - 1 : addr;
+
+	memset(out, 0, sizeof(*out));
+	k = ksyms_lookup(s->ks, look);
+	if (!k || !plausible(s, k, look))
+		return -1;
+	out->name = k->name;
+	out->module = k->module;
+	out->sym_addr = k->addr;
+	out->offset = addr - k->addr;
+	if (s->have_be && s->be.lookup)
+		s->be.lookup(s->be.ctx, (uint64_t)((int64_t)addr - s->slide), is_ret, out);
+	return 0;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->have_be && s->be.free)
+		s->be.free(s->be.ctx);
+	ksyms_free(s->ks);
+	free(s->mods);
+	free(s);
+}
