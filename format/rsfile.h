@@ -109,8 +109,12 @@ int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size);
 /* Compresses and writes the pending chunk (if any); the recorder calls this
  * at least once a second. */
 int rsf_writer_flush(struct rsf_writer *w);
-/* Flushes, writes the trailer, closes. stats may be NULL (no trailer). */
+/* Flushes, writes the trailer, closes. stats may be NULL (no trailer).
+ * stats->records_written/chunks_written are replaced by the writer's own
+ * counts. Frees W even on failure (-1): the message is then
+ * rsf_writer_error(NULL). */
 int rsf_writer_close(struct rsf_writer *w, const struct rsf_stats *stats);
+/* Last error of W; with W == NULL, of this thread's last failed close. */
 const char *rsf_writer_error(const struct rsf_writer *w);
 
 #define RSF_CHUNK_MAX (1u << 20)
