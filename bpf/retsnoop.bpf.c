@@ -21,8 +21,8 @@ const volatile bool deny_tgid = false;      /* -P */
 const volatile bool filter_comm = false;    /* -n */
 const volatile bool deny_comm = false;      /* -N */
 const volatile bool fentry_mode = false;
-const volatile u64 duration_ns = 0;         /* -L */
-const volatile u32 nr_funcs = 1;
+const volatile __u64 duration_ns = 0;         /* -L */
+const volatile __u32 nr_funcs = 1;
 
 bool ready = false;
 struct rs_bpf_stats stats = {};

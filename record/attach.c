@@ -1,0 +1,422 @@
+/* attach.c - loads the retsnoop BPF skeleton for one attach mode and
+ * attaches it to every selected function (attach.h). */
+#include "record/attach.h"
+#include "record/features.h"
+#include <linux/types.h>
+#include "retsnoop.skel.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static const char *errname(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "?";
+}
+
+int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
+		enum attach_mode mode, char *err, size_t errlen)
+{
+	struct retsnoop_bpf *s;
+	int e;
+
+	memset(t, 0, sizeof(*t));
+	t->mode = mode;
+	s = retsnoop_bpf__open();
+	if (!s) {
+		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
+		return -1;
+	}
+	t->skel = s;
+	s->rodata->emit_success = o->success == 1;
+	s->rodata->emit_trace = o->trace;
+	s->rodata->emit_interim = o->interim;
+	s->rodata->use_lbr = false;   /* set by the LBR setup when perf events open */
+	s->rodata->filter_tgid = o->npids > 0 || o->cmd != NULL;
+	s->rodata->deny_tgid = o->nnopids > 0;
+	s->rodata->filter_comm = o->ncomms > 0;
+	s->rodata->deny_comm = o->nnocomms > 0;
+	s->rodata->fentry_mode = mode == ATTACH_FENTRY;
+	s->rodata->duration_ns = o->longer_ms * 1000000ULL;
+	s->rodata->nr_funcs = (uint32_t)sel->n;
+
+	bpf_map__set_max_entries(s->maps.sessions, o->sessions_size);
+	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
+	bpf_map__set_max_entries(s->maps.func_flags, (uint32_t)sel->n);
+	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
+
+	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI);
+	bpf_program__set_autoload(s->progs.rs_kexit_multi, mode == ATTACH_KPROBE_MULTI);
+	bpf_program__set_autoload(s->progs.rs_kentry, mode == ATTACH_KPROBE);
+	bpf_program__set_autoload(s->progs.rs_kexit, mode == ATTACH_KPROBE);
+	bpf_program__set_autoload(s->progs.rs_fentry, mode == ATTACH_FENTRY);
+	bpf_program__set_autoload(s->progs.rs_fexit, mode == ATTACH_FENTRY);
+	if (mode == ATTACH_FENTRY) {
+		bpf_program__set_attach_target(s->progs.rs_fentry, 0, sel->v[0].name);
+		bpf_program__set_attach_target(s->progs.rs_fexit, 0, sel->v[0].name);
+	}
+	if (retsnoop_bpf__load(s)) {
+		e = errno;
+		snprintf(err, errlen, "loading the BPF programs failed with %s (%s)%s", errname(e),
+			 strerror(e), e == EPERM || e == EACCES ?
+			 ": not permitted (need root with CAP_BPF/CAP_PERFMON, and no lockdown/LSM policy forbidding BPF tracing)" :
+			 e == ENOMEM ? ": try a smaller -C bpf.sessions-size or -C bpf.ringbuf-size" :
+			 "; run with -vvv to see the verifier log");
+		return -1;
+	}
+	return 0;
+}
+
+int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,
+		     pid_t child, char *err, size_t errlen)
+{
+	struct retsnoop_bpf *s = t->skel;
+	uint8_t allow = 1, deny = 2;
+
+	for (uint32_t i = 0; i < sel->n; i++) {
+		uint32_t flags = sel->v[i].flags;
+
+		if (bpf_map__update_elem(s->maps.func_flags, &i, sizeof(i), &flags, sizeof(flags), 0))
+			goto fail;
+		if (t->mode == ATTACH_FENTRY) {
+			uint64_t ip = sel->v[i].addr;
+
+			if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &i, sizeof(i), 0))
+				goto fail;
+		}
+	}
+	for (int i = 0; i < o->npids; i++) {
+		uint32_t p = (uint32_t)o->pids[i];
+
+		if (bpf_map__update_elem(s->maps.tgids, &p, sizeof(p), &allow, 1, 0))
+			goto fail;
+	}
+	if (child > 0) {
+		uint32_t p = (uint32_t)child;
+
+		if (bpf_map__update_elem(s->maps.tgids, &p, sizeof(p), &allow, 1, 0))
+			goto fail;
+	}
+	for (int i = 0; i < o->nnopids; i++) {
+		uint32_t p = (uint32_t)o->nopids[i];
+
+		if (bpf_map__update_elem(s->maps.tgids, &p, sizeof(p), &deny, 1, 0))
+			goto fail;
+	}
+	for (int i = 0; i < o->ncomms; i++) {
+		char c[16] = {0};
+
+		memcpy(c, o->comms[i], strnlen(o->comms[i], 15));
+		if (bpf_map__update_elem(s->maps.comms, c, sizeof(c), &allow, 1, 0))
+			goto fail;
+	}
+	for (int i = 0; i < o->nnocomms; i++) {
+		char c[16] = {0};
+
+		memcpy(c, o->nocomms[i], strnlen(o->nocomms[i], 15));
+		if (bpf_map__update_elem(s->maps.comms, c, sizeof(c), &deny, 1, 0))
+			goto fail;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "filling BPF maps failed: %s", strerror(errno));
+	return -1;
+}
+
+static int push_link(struct tracer *t, struct bpf_link *l)
+{
+	if (t->nlinks == t->links_cap) {
+		size_t nc = t->links_cap ? t->links_cap * 2 : 64;
+		struct bpf_link **nv = realloc(t->links, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		t->links = nv;
+		t->links_cap = nc;
+	}
+	t->links[t->nlinks++] = l;
+	return 0;
+}
+
+static int push_fd(struct tracer *t, int fd)
+{
+	if (t->nfds == t->fds_cap) {
+		size_t nc = t->fds_cap ? t->fds_cap * 2 : 64;
+		int *nv = realloc(t->fds, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		t->fds = nv;
+		t->fds_cap = nc;
+	}
+	t->fds[t->nfds++] = fd;
+	return 0;
+}
+
+static void progress(size_t done, size_t total, bool tty)
+{
+	if (tty && (done == total || done % 16 == 0))
+		fprintf(stderr, "\rAttaching: %zu/%zu functions%s", done, total, done == total ? "\n" : "");
+}
+
+static int attach_multi(struct tracer *t, const struct selection *sel, int verbose,
+			char *err, size_t errlen)
+{
+	size_t n = sel->n;
+	unsigned long *addrs = calloc(n, sizeof(*addrs));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	const char **syms = calloc(n, sizeof(*syms));
+	struct bpf_link *lx = NULL, *le = NULL;
+	int ret = -1;
+
+	if (!addrs || !cookies || !syms) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		addrs[i] = sel->v[i].addr;
+		cookies[i] = i;
+		syms[i] = sel->v[i].name;
+	}
+	for (int by_name = 0; by_name < 2; by_name++) {
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = n, .cookies = cookies);
+
+		if (by_name)
+			opts.syms = syms;
+		else
+			opts.addrs = addrs;
+		opts.retprobe = true;
+		/* exit first: an entry without its exit would leave sessions open */
+		lx = bpf_program__attach_kprobe_multi_opts(t->skel->progs.rs_kexit_multi, NULL, &opts);
+		if (!lx)
+			goto retry;
+		opts.retprobe = false;
+		le = bpf_program__attach_kprobe_multi_opts(t->skel->progs.rs_kentry_multi, NULL, &opts);
+		if (!le) {
+			bpf_link__destroy(lx);
+			lx = NULL;
+			goto retry;
+		}
+		push_link(t, lx);
+		push_link(t, le);
+		t->attached = n;
+		ret = 0;
+		goto out;
+retry:
+		if (verbose)
+			fprintf(stderr, "kprobe.multi attach by %s failed: %s%s\n",
+				by_name ? "name" : "address", strerror(errno),
+				by_name ? "" : "; retrying by name");
+	}
+	snprintf(err, errlen, "attaching kprobe.multi to %zu functions failed: %s (%s); "
+		 "try -K to attach one by one and see which function fails", n, errname(errno),
+		 strerror(errno));
+out:
+	free(addrs);
+	free(cookies);
+	free(syms);
+	return ret;
+}
+
+static int attach_single(struct tracer *t, const struct selection *sel, int verbose,
+			 char *err, size_t errlen)
+{
+	bool tty = isatty(2);
+
+	for (size_t i = 0; i < sel->n; i++) {
+		LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .offset = sel->v[i].addr);
+		struct bpf_link *lx, *le;
+
+		opts.retprobe = true;
+		lx = bpf_program__attach_kprobe_opts(t->skel->progs.rs_kexit, NULL, &opts);
+		if (!lx)
+			goto failed;
+		opts.retprobe = false;
+		le = bpf_program__attach_kprobe_opts(t->skel->progs.rs_kentry, NULL, &opts);
+		if (!le) {
+			bpf_link__destroy(lx);
+			goto failed;
+		}
+		push_link(t, lx);
+		push_link(t, le);
+		t->attached++;
+		progress(i + 1, sel->n, tty);
+		continue;
+failed:
+		t->failed++;
+		if (verbose)
+			fprintf(stderr, "%sFunction '%s' could not be attached: %s\n", tty ? "\n" : "",
+				sel->v[i].name, strerror(errno));
+		progress(i + 1, sel->n, tty);
+	}
+	if (!t->attached) {
+		snprintf(err, errlen, "no function could be attached with kprobes (last error: %s)",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int btf_id,
+			int *prog_fd, int *link_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
+	const struct bpf_insn *insns = bpf_program__insns(tmpl);
+	size_t cnt = bpf_program__insn_cnt(tmpl);
+
+	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
+				 insns, cnt, &opts);
+	if (*prog_fd < 0)
+		return -1;
+	*link_fd = bpf_link_create(*prog_fd, 0, type, NULL);
+	if (*link_fd < 0) {
+		int e = errno;
+
+		close(*prog_fd);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+static int attach_fentry(struct tracer *t, const struct selection *sel, int verbose,
+			 char *err, size_t errlen)
+{
+	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
+	bool tty = isatty(2);
+
+	if (!bpf_program__insn_cnt(pe) || !bpf_program__insn_cnt(px)) {
+		snprintf(err, errlen, "libbpf kept no instructions of the loaded fentry template");
+		return -1;
+	}
+	for (size_t i = 0; i < sel->n; i++) {
+		int pfx, lfx, pfe, lfe;
+
+		if (i == 0) {
+			struct bpf_link *lx = bpf_program__attach_trace(px), *le;
+
+			if (!lx)
+				goto failed;
+			le = bpf_program__attach_trace(pe);
+			if (!le) {
+				bpf_link__destroy(lx);
+				goto failed;
+			}
+			push_link(t, lx);
+			push_link(t, le);
+		} else {
+			if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, &pfx, &lfx))
+				goto failed;
+			if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, &pfe, &lfe)) {
+				close(lfx);
+				close(pfx);
+				goto failed;
+			}
+			push_fd(t, lfx);
+			push_fd(t, lfe);
+			push_fd(t, pfx);
+			push_fd(t, pfe);
+		}
+		t->attached++;
+		progress(i + 1, sel->n, tty);
+		continue;
+failed:
+		t->failed++;
+		if (verbose)
+			fprintf(stderr, "%sFunction '%s' could not be attached with fentry/fexit: %s\n",
+				tty ? "\n" : "", sel->v[i].name, strerror(errno));
+		progress(i + 1, sel->n, tty);
+	}
+	if (!t->attached) {
+		snprintf(err, errlen, "no function could be attached with fentry/fexit (last error: %s)",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int tracer_attach(struct tracer *t, const struct selection *sel, int verbose,
+		  char *err, size_t errlen)
+{
+	uint64_t t0 = now_ns();
+	int ret;
+
+	/* lifecycle tracepoints: sessions of exiting threads, forked children */
+	t->skel->links.rs_task_exit = bpf_program__attach(t->skel->progs.rs_task_exit);
+	if (!t->skel->links.rs_task_exit)
+		fprintf(stderr, "warning: sched_process_exit hook failed: %s; sessions of threads "
+			"exiting mid-call are freed only when the table fills\n", strerror(errno));
+	t->skel->links.rs_task_fork = bpf_program__attach(t->skel->progs.rs_task_fork);
+	if (!t->skel->links.rs_task_fork)
+		fprintf(stderr, "warning: sched_process_fork hook failed: %s; children of the traced "
+			"command are not followed\n", strerror(errno));
+
+	switch (t->mode) {
+	case ATTACH_KPROBE_MULTI: ret = attach_multi(t, sel, verbose, err, errlen); break;
+	case ATTACH_KPROBE: ret = attach_single(t, sel, verbose, err, errlen); break;
+	case ATTACH_FENTRY: ret = attach_fentry(t, sel, verbose, err, errlen); break;
+	default:
+		snprintf(err, errlen, "internal error: no attach mode");
+		ret = -1;
+	}
+	t->attach_ns = now_ns() - t0;
+	return ret;
+}
+
+void tracer_start(struct tracer *t)
+{
+	t->skel->bss->ready = true;
+}
+
+void tracer_stop(struct tracer *t)
+{
+	t->skel->bss->ready = false;
+}
+
+int tracer_ringbuf_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.rb);
+}
+
+void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out)
+{
+	memcpy(out, (const void *)&t->skel->bss->stats, sizeof(*out));
+}
+
+void tracer_detach(struct tracer *t)
+{
+	uint64_t t0 = now_ns();
+
+	for (size_t i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+	for (size_t i = 0; i < t->nfds; i++)
+		close(t->fds[i]);
+	t->nfds = 0;
+	retsnoop_bpf__detach(t->skel);
+	t->detach_ns = now_ns() - t0;
+}
+
+void tracer_close(struct tracer *t)
+{
+	if (t->nlinks || t->nfds)
+		tracer_detach(t);
+	retsnoop_bpf__destroy(t->skel);
+	free(t->links);
+	free(t->fds);
+	memset(t, 0, sizeof(*t));
+}

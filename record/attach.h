@@ -1,0 +1,43 @@
+/* attach.h - the BPF skeleton's lifecycle: configure and load for one
+ * attach mode, attach every selected function (kprobe.multi, kprobes,
+ * fentry/fexit clones), start/stop tracing, detach. */
+#ifndef RS_ATTACH_H
+#define RS_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "record/options.h"
+#include "record/select.h"
+#include "bpf/retsnoop_abi.h"
+
+struct retsnoop_bpf;
+struct bpf_link;
+
+struct tracer {
+	struct retsnoop_bpf *skel;
+	enum attach_mode mode;
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	int *fds;                 /* fentry mode: cloned program and link fds */
+	size_t nfds, fds_cap;
+	size_t attached, failed;
+	uint64_t attach_ns, detach_ns;
+};
+
+int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
+		enum attach_mode mode, char *err, size_t errlen);
+/* pid filters (-p/-P and the spawned child), comm filters, function tables */
+int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,
+		     pid_t child, char *err, size_t errlen);
+int tracer_attach(struct tracer *t, const struct selection *sel, int verbose,
+		  char *err, size_t errlen);
+void tracer_start(struct tracer *t);
+void tracer_stop(struct tracer *t);
+int tracer_ringbuf_fd(const struct tracer *t);
+void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out);
+void tracer_detach(struct tracer *t);   /* closes links and programs, timed */
+void tracer_close(struct tracer *t);
+
+#endif

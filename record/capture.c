@@ -1,0 +1,98 @@
+/* capture.c - the ring-buffer polling loop (capture.h). */
+#include "record/capture.h"
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static volatile sig_atomic_t stop_requested;
+static unsigned long bad_records;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+unsigned long capture_bad_records(void)
+{
+	return bad_records;
+}
+
+struct rb_ctx {
+	const struct capture_sink *sink;
+	int err;
+};
+
+static int on_rb(void *ctx, void *data, size_t size)
+{
+	struct rb_ctx *c = ctx;
+	const struct rs_rec_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h)) {
+		bad_records++;
+		return 0;
+	}
+	c->err = c->sink->on_record(c->sink->ctx, h, h->size);
+	return c->err < 0 ? c->err : 0;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int capture_run(struct tracer *t, struct spawned *child, const struct capture_sink *sink,
+		char *err, size_t errlen)
+{
+	struct rb_ctx c = { .sink = sink };
+	struct ring_buffer *rb;
+	struct sigaction sa;
+	double last_tick = mono_s();
+	int ret = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	rb = ring_buffer__new(tracer_ringbuf_fd(t), on_rb, &c, NULL);
+	if (!rb) {
+		snprintf(err, errlen, "ring buffer setup failed: %s", strerror(errno));
+		return -1;
+	}
+	while (!stop_requested) {
+		int n = ring_buffer__poll(rb, 100);
+
+		if (n < 0 && n != -EINTR) {
+			if (c.err < 0) {
+				snprintf(err, errlen, "writing the recording failed");
+				ret = -1;
+			} else {
+				snprintf(err, errlen, "ring buffer poll failed: %s", strerror(-n));
+				ret = -1;
+			}
+			break;
+		}
+		if (child && spawn_poll(child))
+			break;
+		if (mono_s() - last_tick >= 1.0) {
+			last_tick = mono_s();
+			if (sink->on_tick)
+				sink->on_tick(sink->ctx);
+		}
+	}
+	/* stop new sessions, then drain what is already in the buffer */
+	tracer_stop(t);
+	if (ret == 0 && ring_buffer__consume(rb) < 0 && c.err < 0) {
+		snprintf(err, errlen, "writing the recording failed");
+		ret = -1;
+	}
+	ring_buffer__free(rb);
+	return ret;
+}

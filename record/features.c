@@ -1,0 +1,169 @@
+/* features.c - kernel feature probes and the diagnosis of why tracing is
+ * impossible (features.h). */
+#include "record/features.h"
+#include "format/rsfile.h"
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct bpf_insn ret0[] = {
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+
+void features_detect_basic(struct features *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->root = geteuid() == 0;
+	f->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	f->kprobes = access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0;
+	if (!f->kprobes)
+		snprintf(f->why_kprobes, sizeof(f->why_kprobes),
+			 "no kprobes: /sys/bus/event_source/devices/kprobe is missing "
+			 "(kernel built without CONFIG_KPROBES/CONFIG_KPROBE_EVENTS)");
+	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
+	f->branch_snapshot = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+						     BPF_FUNC_get_branch_snapshot, NULL) == 1;
+}
+
+static const char *policy_hint(int err)
+{
+	if (err == EPERM || err == EACCES)
+		return "the kernel refused it although we run as root: a security policy "
+		       "(lockdown, an LSM, seccomp or a sandboxing hypervisor) forbids this program type";
+	if (err == EOPNOTSUPP || err == 524 /* kernel ENOTSUPP */)
+		return "not supported by this kernel";
+	if (err == EINVAL)
+		return "rejected by the kernel (too old for this program type?)";
+	return "unexpected failure";
+}
+
+void features_probe_fentry(struct features *f, struct btf *btf, int btf_id)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = btf_id);
+	int fd;
+
+	(void)btf;
+	if (!f->btf || btf_id <= 0) {
+		f->fentry_err = ENOENT;
+		snprintf(f->why_fentry, sizeof(f->why_fentry),
+			 "fentry/fexit need BTF for the traced functions (/sys/kernel/btf/vmlinux)");
+		return;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rs_probe_fentry", "GPL", ret0, 2, &opts);
+	if (fd < 0) {
+		f->fentry_err = errno;
+		snprintf(f->why_fentry, sizeof(f->why_fentry),
+			 "loading an fentry program failed with %s (%s): %s",
+			 strerrorname_np(f->fentry_err) ? strerrorname_np(f->fentry_err) : "?",
+			 strerror(f->fentry_err), policy_hint(f->fentry_err));
+		return;
+	}
+	close(fd);
+	f->fentry = true;
+}
+
+void features_probe_kprobe_multi(struct features *f, uint64_t addr)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	unsigned long addrs[1] = { (unsigned long)addr };
+	int fd, lfd;
+
+	if (!f->kprobes) {
+		f->kprobe_multi_err = ENOENT;
+		snprintf(f->why_kprobe_multi, sizeof(f->why_kprobe_multi), "%s", f->why_kprobes);
+		return;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "rs_probe_kmulti", "GPL", ret0, 2, &opts);
+	if (fd < 0) {
+		f->kprobe_multi_err = errno;
+		snprintf(f->why_kprobe_multi, sizeof(f->why_kprobe_multi),
+			 "loading a kprobe.multi program failed with %s (%s): %s",
+			 strerrorname_np(errno) ? strerrorname_np(errno) : "?", strerror(errno),
+			 policy_hint(errno));
+		return;
+	}
+	lopts.kprobe_multi.addrs = addrs;
+	lopts.kprobe_multi.cnt = 1;
+	lfd = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
+	if (lfd < 0) {
+		f->kprobe_multi_err = errno;
+		snprintf(f->why_kprobe_multi, sizeof(f->why_kprobe_multi),
+			 "kprobe.multi links are not available (%s: %s)%s",
+			 strerrorname_np(errno) ? strerrorname_np(errno) : "?", strerror(errno),
+			 errno == EOPNOTSUPP ? ": kernel built without CONFIG_FPROBE (needs 5.18+)" : "");
+		close(fd);
+		return;
+	}
+	close(lfd);
+	close(fd);
+	f->kprobe_multi = true;
+}
+
+uint32_t features_mask(const struct features *f)
+{
+	uint32_t m = 0;
+
+	if (f->btf) m |= RSF_FEAT_BTF;
+	if (f->kprobes) m |= RSF_FEAT_KPROBES;
+	if (f->kprobe_multi) m |= RSF_FEAT_KPROBE_MULTI;
+	if (f->fentry) m |= RSF_FEAT_FENTRY;
+	if (f->ringbuf) m |= RSF_FEAT_RINGBUF;
+	if (f->branch_snapshot) m |= RSF_FEAT_BRANCH_SNAPSHOT;
+	return m;
+}
+
+const char *attach_mode_name(enum attach_mode m)
+{
+	switch (m) {
+	case ATTACH_KPROBE_MULTI: return "kprobe-multi";
+	case ATTACH_KPROBE: return "kprobe";
+	case ATTACH_FENTRY: return "fentry";
+	default: return "auto";
+	}
+}
+
+int features_choose_mode(const struct features *f, enum attach_mode want,
+			 enum attach_mode *out, char *err, size_t errlen)
+{
+	switch (want) {
+	case ATTACH_KPROBE_MULTI:
+		if (f->kprobe_multi)
+			break;
+		snprintf(err, errlen, "cannot use kprobe.multi (-M): %s; try -K or -F", f->why_kprobe_multi);
+		return -1;
+	case ATTACH_KPROBE:
+		if (f->kprobes)
+			break;
+		snprintf(err, errlen, "cannot use kprobes (-K): %s; try -F", f->why_kprobes);
+		return -1;
+	case ATTACH_FENTRY:
+		if (f->fentry)
+			break;
+		snprintf(err, errlen, "cannot use fentry/fexit (-F): %s", f->why_fentry);
+		return -1;
+	case ATTACH_AUTO:
+		if (f->kprobe_multi)
+			want = ATTACH_KPROBE_MULTI;
+		else if (f->kprobes)
+			want = ATTACH_KPROBE;
+		else if (f->fentry)
+			want = ATTACH_FENTRY;
+		else {
+			snprintf(err, errlen, "this kernel cannot trace functions: %s; and %s. "
+				 "Run on a kernel with kprobes or BPF tracing allowed "
+				 "(e.g. the VM lab: tests/vm/vmrun)", f->why_kprobes, f->why_fentry);
+			return -1;
+		}
+		break;
+	}
+	*out = want;
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* features.h - what the running kernel lets us do (BTF, kprobes,
+ * kprobe.multi, fentry, ring buffer, helpers), probed up front, and the
+ * exact reason when tracing is impossible. */
+#ifndef RS_FEATURES_H
+#define RS_FEATURES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "record/options.h"
+
+struct btf;
+
+struct features {
+	bool root;
+	bool btf;
+	bool kprobes;
+	bool kprobe_multi;
+	bool fentry;
+	bool ringbuf;
+	bool branch_snapshot;
+	int kprobe_multi_err;    /* errno of the probe, 0 if fine */
+	int fentry_err;
+	char why_kprobes[256];
+	char why_kprobe_multi[256];
+	char why_fentry[256];
+};
+
+/* cheap checks: euid, /sys/kernel/btf/vmlinux, kprobe PMU */
+void features_detect_basic(struct features *f);
+/* loads (and for kprobe.multi attaches, then detaches) tiny programs
+ * against the given function; fills the *_err and why_* fields */
+void features_probe_fentry(struct features *f, struct btf *btf, int btf_id);
+void features_probe_kprobe_multi(struct features *f, uint64_t addr);
+/* RSF_FEAT_* mask for the recording header */
+uint32_t features_mask(const struct features *f);
+/* picks the attach mode; on failure writes why (every backend's reason) */
+int features_choose_mode(const struct features *f, enum attach_mode want,
+			 enum attach_mode *out, char *err, size_t errlen);
+const char *attach_mode_name(enum attach_mode m);
+
+#endif

@@ -1,0 +1,18 @@
+/* func_flags.h - error heuristic inputs: a function's rs_func_flags from
+ * its BTF return type (void/bool/unsigned never fail; int is sign-extended;
+ * pointers fail on NULL/ERR_PTR; long fails on IS_ERR_VALUE). */
+#ifndef RS_FUNC_FLAGS_H
+#define RS_FUNC_FLAGS_H
+
+#include <stdint.h>
+#include "bpf/retsnoop_abi.h"
+
+struct btf;
+
+/* flags for the BTF_KIND_FUNC type func_id; 0 if btf is NULL or the id
+ * is not a function */
+uint32_t btf_func_flags(const struct btf *btf, int func_id);
+/* flags for a traceable function that has no BTF: assumed int */
+#define FUNC_FLAGS_NO_BTF RS_FUNC_NEEDS_SIGN_EXT
+
+#endif

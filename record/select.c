@@ -1,0 +1,414 @@
+/* select.c - function selection for retsnoop-record (select.h): traceable
+ * list ∩ kallsyms ∩ BTF, globs with deny > entry > allow, enforced deny
+ * list, per-address instances, and a diagnosis for -e globs that match
+ * nothing. */
+#include "record/select.h"
+#include "record/func_flags.h"
+#include "record/presets.h"
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const tracefs_lists[] = {
+	"/sys/kernel/tracing/available_filter_functions",
+	"/sys/kernel/debug/tracing/available_filter_functions",
+};
+
+const char *traceable_list_path(void)
+{
+	for (size_t i = 0; i < 2; i++)
+		if (access(tracefs_lists[i], R_OK) == 0)
+			return tracefs_lists[i];
+	return NULL;
+}
+
+struct tentry {                 /* one traceable (name, module), counted */
+	char *name;
+	char *module;
+	int count;
+	bool entry;
+};
+
+static int cmp_str_nullable(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? 1 : b ? -1 : 0;
+	return strcmp(a, b);
+}
+
+static int cmp_tentry(const void *pa, const void *pb)
+{
+	const struct tentry *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : cmp_str_nullable(a->module, b->module);
+}
+
+/* kallsyms index sorted by (name, module) */
+struct kidx {
+	const struct ksym **v;
+	size_t n;
+};
+
+static int cmp_ksym_name(const void *pa, const void *pb)
+{
+	const struct ksym *a = *(const struct ksym *const *)pa, *b = *(const struct ksym *const *)pb;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	c = cmp_str_nullable(a->module, b->module);
+	if (c)
+		return c;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int kidx_build(struct kidx *k, const struct ksyms *ks)
+{
+	k->n = ksyms_count(ks);
+	k->v = malloc((k->n ? k->n : 1) * sizeof(*k->v));
+	if (!k->v)
+		return -1;
+	for (size_t i = 0; i < k->n; i++)
+		k->v[i] = ksyms_at(ks, i);
+	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym_name);
+	return 0;
+}
+
+/* first index of (name, module) and how many follow */
+static size_t kidx_find(const struct kidx *k, const char *name, const char *module, size_t *cnt)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(k->v[mid]->name, name);
+
+		if (!c)
+			c = cmp_str_nullable(k->v[mid]->module, module);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*cnt = 0;
+	while (lo + *cnt < k->n && !strcmp(k->v[lo + *cnt]->name, name) &&
+	       !cmp_str_nullable(k->v[lo + *cnt]->module, module))
+		(*cnt)++;
+	return lo;
+}
+
+/* BTF function name -> id, sorted for binary search */
+struct bidx {
+	struct { const char *name; int id; } *v;
+	size_t n;
+};
+
+static int cmp_bentry(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+static int bidx_build(struct bidx *b, const struct btf *btf)
+{
+	unsigned n = btf ? btf__type_cnt(btf) : 0;
+
+	b->n = 0;
+	b->v = malloc((n ? n : 1) * sizeof(*b->v));
+	if (!b->v)
+		return -1;
+	for (unsigned id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!btf_is_func(t))
+			continue;
+		b->v[b->n].name = btf__name_by_offset(btf, t->name_off);
+		b->v[b->n].id = (int)id;
+		b->n++;
+	}
+	qsort(b->v, b->n, sizeof(*b->v), cmp_bentry);
+	return 0;
+}
+
+static int bidx_find(const struct bidx *b, const char *name)
+{
+	size_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(b->v[mid].name, name);
+
+		if (!c)
+			return b->v[mid].id;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* diagnosis of an -e glob that selected nothing */
+static void explain_unmatched(const struct glob_spec *g, const struct kidx *k,
+			      const struct tentry *all, size_t nall, const struct bidx *b,
+			      bool need_btf, const struct glob_set *deny,
+			      const struct glob_set *enforced, char *err, size_t errlen,
+			      const char *text)
+{
+	size_t in_kallsyms = 0, traceable = 0, denied = 0, with_btf = 0;
+
+	for (size_t i = 0; i < k->n; i++)
+		if (glob_spec_match(g, k->v[i]->name, k->v[i]->module))
+			in_kallsyms++;
+	for (size_t i = 0; i < nall; i++) {
+		if (!glob_spec_match(g, all[i].name, all[i].module))
+			continue;
+		traceable++;
+		if (glob_set_find(deny, all[i].name, all[i].module) >= 0 ||
+		    glob_set_find(enforced, all[i].name, all[i].module) >= 0)
+			denied++;
+		if (bidx_find(b, all[i].name))
+			with_btf++;
+	}
+	if (!in_kallsyms && !traceable)
+		snprintf(err, errlen, "entry glob '%s' matches no kernel function: not in kallsyms "
+			 "(misspelled, inlined or compiled out; names with suffixes like .isra.0 need a trailing *)", text);
+	else if (!traceable)
+		snprintf(err, errlen, "entry glob '%s' matches %zu kallsyms function(s) but none is traceable "
+			 "(not in available_filter_functions: notrace, inlined or blacklisted)", text, in_kallsyms);
+	else if (denied == traceable)
+		snprintf(err, errlen, "entry glob '%s' matches %zu traceable function(s), all denied "
+			 "(by -d or the enforced deny list of functions unsafe to trace)", text, traceable);
+	else if (need_btf && !with_btf)
+		snprintf(err, errlen, "entry glob '%s' matches %zu traceable function(s) but none is in BTF, "
+			 "which fentry/fexit (-F) needs: use -K or -M", text, traceable);
+	else
+		snprintf(err, errlen, "entry glob '%s' matches %zu traceable function(s) but none could be "
+			 "used (ambiguous same-name instances differing between kallsyms and ftrace)", text, traceable);
+}
+
+static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t errlen)
+{
+	const char *path = traceable_list_path();
+	char line[512];
+	struct tentry *v = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f;
+
+	if (!path) {
+		snprintf(err, errlen, "cannot read available_filter_functions (tried %s and %s): %s; "
+			 "mount tracefs (mount -t tracefs none /sys/kernel/tracing) and run as root, "
+			 "or the kernel lacks CONFIG_FUNCTION_TRACER",
+			 tracefs_lists[0], tracefs_lists[1], strerror(errno));
+		return -1;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *name = line, *mod = NULL, *p;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0] || !strncmp(line, "__ftrace_invalid_address__", 26))
+			continue;
+		p = strchr(line, ' ');
+		if (p) {
+			*p = '\0';
+			mod = strchr(p + 1, '[');
+			if (mod) {
+				mod++;
+				mod[strcspn(mod, "]")] = '\0';
+			}
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 65536;
+			struct tentry *nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n].name = strdup(name);
+		v[n].module = mod ? strdup(mod) : NULL;
+		v[n].count = 1;
+		v[n].entry = false;
+		n++;
+	}
+	fclose(f);
+	if (!n) {
+		snprintf(err, errlen, "%s is empty: this kernel has no traceable functions", path);
+		free(v);
+		return -1;
+	}
+	/* sort and merge duplicates (same-named static functions) */
+	qsort(v, n, sizeof(*v), cmp_tentry);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w && !cmp_tentry(&v[w - 1], &v[i])) {
+			v[w - 1].count++;
+			free(v[i].name);
+			free(v[i].module);
+			continue;
+		}
+		v[w++] = v[i];
+	}
+	*out = v;
+	*nout = w;
+	return 0;
+}
+
+static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint32_t flags, int btf_id)
+{
+	if (s->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct traced_func *nv = realloc(s->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		s->v = nv;
+		*cap = nc;
+	}
+	s->v[s->n].name = strdup(k->name);
+	s->v[s->n].module = k->module ? strdup(k->module) : NULL;
+	s->v[s->n].addr = k->addr;
+	s->v[s->n].flags = flags;
+	s->v[s->n].btf_id = btf_id;
+	s->n++;
+	return 0;
+}
+
+int select_functions(const struct record_opts *o, const struct ksyms *ks,
+		     struct btf *vmlinux_btf, bool need_btf,
+		     struct selection *out, char *err, size_t errlen)
+{
+	struct glob_set enforced = {0};
+	struct tentry *all = NULL;
+	size_t nall = 0, cap = 0;
+	struct kidx k = {0};
+	struct bidx b = {0};
+	size_t *entry_hits;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < o->entry.n; i++)
+		if (o->entry.v[i].path)
+			goto path_globs;
+	for (size_t i = 0; i < o->allow.n; i++)
+		if (o->allow.v[i].path)
+			goto path_globs;
+	for (size_t i = 0; i < o->deny.n; i++)
+		if (o->deny.v[i].path)
+			goto path_globs;
+
+	for (int i = 0; enforced_deny[i]; i++)
+		glob_set_add(&enforced, enforced_deny[i], err, errlen);
+	if (read_traceable(&all, &nall, err, errlen))
+		goto out;
+	out->traceable_total = nall;
+	entry_hits = calloc(o->entry.n + 1, sizeof(*entry_hits));
+	if (!entry_hits || kidx_build(&k, ks) || bidx_build(&b, vmlinux_btf)) {
+		snprintf(err, errlen, "out of memory");
+		free(entry_hits);
+		goto out;
+	}
+
+	for (size_t i = 0; i < nall; i++) {
+		struct tentry *t = &all[i];
+		int e, a, btf_id = 0;
+		size_t first, cnt;
+		uint32_t flags;
+
+		if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
+		    glob_set_find(&enforced, t->name, t->module) >= 0) {
+			if (glob_set_find(&o->entry, t->name, t->module) >= 0 ||
+			    glob_set_find(&o->allow, t->name, t->module) >= 0)
+				out->skipped_denied++;
+			continue;
+		}
+		e = glob_set_find(&o->entry, t->name, t->module);
+		a = e >= 0 ? e : glob_set_find(&o->allow, t->name, t->module);
+		if (a < 0)
+			continue;
+		first = kidx_find(&k, t->name, t->module, &cnt);
+		if (cnt == 0 || (int)cnt != t->count) {
+			out->skipped_ambiguous++;
+			continue;
+		}
+		if (!t->module)
+			btf_id = bidx_find(&b, t->name);
+		if (!btf_id && need_btf) {
+			out->skipped_no_btf++;
+			continue;
+		}
+		if (need_btf && cnt > 1) {   /* fentry attaches by BTF id: must be unique */
+			out->skipped_ambiguous++;
+			continue;
+		}
+		flags = btf_id ? btf_func_flags(vmlinux_btf, btf_id) : FUNC_FLAGS_NO_BTF;
+		if (e >= 0) {
+			flags |= RS_FUNC_IS_ENTRY;
+			/* count the hit for every entry glob that matches */
+			for (size_t g = 0; g < o->entry.n; g++)
+				if (glob_spec_match(&o->entry.v[g], t->name, t->module))
+					entry_hits[g]++;
+		}
+		for (size_t j = 0; j < cnt; j++)
+			if (add_func(out, &cap, k.v[first + j], flags, btf_id)) {
+				snprintf(err, errlen, "out of memory");
+				free(entry_hits);
+				goto out;
+			}
+	}
+	for (size_t g = 0; g < o->entry.n; g++) {
+		if (entry_hits[g])
+			continue;
+		char text[300];
+
+		snprintf(text, sizeof(text), "%s%s%s%s", o->entry.v[g].name,
+			 o->entry.v[g].module ? " [" : "", o->entry.v[g].module ? o->entry.v[g].module : "",
+			 o->entry.v[g].module ? "]" : "");
+		explain_unmatched(&o->entry.v[g], &k, all, nall, &b, need_btf, &o->deny, &enforced,
+				  err, errlen, text);
+		free(entry_hits);
+		goto out;
+	}
+	free(entry_hits);
+	if (!out->n) {
+		snprintf(err, errlen, "no traceable function matched the globs");
+		goto out;
+	}
+	ret = 0;
+	goto out;
+
+path_globs:
+	snprintf(err, errlen, "source-path globs (':path') need DWARF from a vmlinux (-k) and are not "
+		 "supported by this build of retsnoop-record yet; use function-name globs");
+	return -1;
+out:
+	for (size_t i = 0; i < nall; i++) {
+		free(all[i].name);
+		free(all[i].module);
+	}
+	free(all);
+	free(k.v);
+	free(b.v);
+	glob_set_free(&enforced);
+	if (ret)
+		selection_free(out);
+	return ret;
+}
+
+void selection_free(struct selection *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].module);
+	}
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}

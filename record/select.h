@@ -1,0 +1,40 @@
+/* select.h - which kernel functions to trace: the traceable list
+ * (available_filter_functions) ∩ kallsyms ∩ BTF, filtered by the -e/-a/-d
+ * globs and the enforced deny list, one entry per address. */
+#ifndef RS_SELECT_H
+#define RS_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "record/options.h"
+#include "symbols/ksyms.h"
+
+struct btf;
+
+struct traced_func {
+	char *name;
+	char *module;          /* NULL: vmlinux */
+	uint64_t addr;
+	uint32_t flags;        /* enum rs_func_flags */
+	int btf_id;            /* 0: no BTF */
+};
+
+struct selection {
+	struct traced_func *v;
+	size_t n;
+	size_t skipped_ambiguous, skipped_no_btf, skipped_denied;
+	size_t traceable_total;
+};
+
+/* Reads the traceable list; on failure says why in err (unreadable
+ * tracefs, kernel without ftrace). */
+const char *traceable_list_path(void);
+/* need_btf: fentry mode (functions without BTF are skipped). Returns 0 or
+ * -1 with a one-line reason (e.g. an -e glob that matched nothing, and why) */
+int select_functions(const struct record_opts *o, const struct ksyms *ks,
+		     struct btf *vmlinux_btf, bool need_btf,
+		     struct selection *out, char *err, size_t errlen);
+void selection_free(struct selection *s);
+
+#endif

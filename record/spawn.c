@@ -1,0 +1,90 @@
+/* spawn.c - gated child process for `-- CMD` (spawn.h). */
+#include "record/spawn.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int spawn_gated(struct spawned *s, char **argv, char *err, size_t errlen)
+{
+	int gate[2], report[2];
+	char c;
+	ssize_t n;
+
+	memset(s, 0, sizeof(*s));
+	if (pipe2(gate, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	s->pid = fork();
+	if (s->pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (s->pid == 0) {
+		int e;
+
+		close(gate[1]);
+		close(report[0]);
+		/* wait for the tracer; EOF (tracer died) means do not run */
+		if (read(gate[0], &c, 1) != 1)
+			_exit(126);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(report[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(gate[0]);
+	close(report[1]);
+	s->gate_fd = gate[1];
+	/* keep the exec-report pipe: checked after release */
+	s->status = report[0];
+	(void)n;
+	return 0;
+}
+
+void spawn_release(struct spawned *s)
+{
+	char c = 'g';
+	int e = 0, rfd = s->status;
+
+	if (write(s->gate_fd, &c, 1) != 1)
+		perror("releasing the command");
+	close(s->gate_fd);
+	s->gate_fd = -1;
+	if (read(rfd, &e, sizeof(e)) == (ssize_t)sizeof(e))
+		fprintf(stderr, "retsnoop-record: cannot run the command: %s\n", strerror(e));
+	close(rfd);
+	s->status = 0;
+}
+
+bool spawn_poll(struct spawned *s)
+{
+	int st;
+	pid_t r;
+
+	if (s->exited || s->pid <= 0)
+		return s->exited;
+	r = waitpid(s->pid, &st, WNOHANG);
+	if (r == s->pid) {
+		s->exited = true;
+		s->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	return s->exited;
+}
+
+void spawn_kill(struct spawned *s)
+{
+	if (s->pid > 0 && !s->exited) {
+		if (s->gate_fd >= 0)
+			close(s->gate_fd);  /* gate EOF: the child exits without running */
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, NULL, 0);
+		s->exited = true;
+	}
+}
