@@ -64,6 +64,9 @@ $(O)/retsnoop-report: $(O)/report/main.o $(LIB_OBJS)
 $(O)/retsnoop: $(O)/live/main.o $(RECORD_OBJS) $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+$(O)/mkrec: tests/golden/mkrec.c $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -75,13 +78,13 @@ $(O):
 	mkdir -p $(O)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS)
+test: all $(TEST_BINS) $(O)/mkrec
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)
 	tests/run-all.sh unit
 
-test-golden: all
+test-golden: all $(O)/mkrec
 	tests/run-all.sh golden
 
 test-vm: all

@@ -50,12 +50,12 @@ struct symbolizer *symbolizer_new(const struct rsf_ksym *ksyms, size_t nksyms,
 			symbolizer_free(s);
 			return NULL;
 		}
-		/* only base/size are used; names are not kept */
+		s->nmods = nmods;
 		for (size_t i = 0; i < nmods; i++) {
 			s->mods[i].base = mods[i].base;
 			s->mods[i].size = mods[i].size;
+			s->mods[i].name = mods[i].name ? strdup(mods[i].name) : NULL;
 		}
-		s->nmods = nmods;
 	}
 	return s;
 }
@@ -85,8 +85,24 @@ static bool in_any_module(const struct symbolizer *s, uint64_t addr)
 	return false;
 }
 
-/* kallsyms sizes are distances to the next symbol; the last vmlinux
- * symbol before module space would otherwise swallow every BPF program */
+static const struct rsf_module *find_module(const struct symbolizer *s, const char *name)
+{
+	for (size_t i = 0; i < s->nmods; i++)
+		if (s->mods[i].name && strcmp(s->mods[i].name, name) == 0)
+			return &s->mods[i];
+	return NULL;
+}
+
+static bool same_object(const struct ksym *a, const struct ksym *b)
+{
+	if (!a->module || !b->module)
+		return a->module == b->module;
+	return strcmp(a->module, b->module) == 0;
+}
+
+/* kallsyms sizes are distances to the next symbol, so the last symbol of
+ * vmlinux or of a module would otherwise swallow every address above it
+ * (BPF programs, other modules' gaps) */
 static bool plausible(const struct symbolizer *s, const struct ksym *k, uint64_t addr)
 {
 	size_t idx = (size_t)(k - ksyms_at(s->ks, 0));
@@ -94,12 +110,16 @@ static bool plausible(const struct symbolizer *s, const struct ksym *k, uint64_t
 
 	while ((next = ksyms_at(s->ks, idx + 1)) && next->addr == k->addr)
 		idx++;
-	if (k->module)
+	if (next && same_object(k, next))
 		return true;
-	if (next && !next->module)
-		return true;
-	if (in_any_module(s, addr))
+	if (k->module) {
+		const struct rsf_module *m = find_module(s, k->module);
+
+		if (m && m->size)
+			return addr >= m->base && addr - m->base < m->size;
+	} else if (in_any_module(s, addr)) {
 		return false;
+	}
 	return addr - k->addr < BOUNDARY_SYM_MAX;
 }
 
@@ -128,6 +148,8 @@ void symbolizer_free(struct symbolizer *s)
 	if (s->have_be && s->be.free)
 		s->be.free(s->be.ctx);
 	ksyms_free(s->ks);
+	for (size_t i = 0; i < s->nmods; i++)
+		free((char *)s->mods[i].name);
 	free(s->mods);
 	free(s);
 }

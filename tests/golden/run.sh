@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# run.sh - golden tests of retsnoop-report: tests/golden/mkrec writes
+# synthetic recordings through format/, retsnoop-report renders each one
+# (TZ=UTC) and its stdout, stderr and exit status are diffed against
+# tests/golden/expected/NAME.txt. `run.sh --update` rewrites the expected
+# files instead (review them against the upstream format before committing).
+# Prints "golden: N passed, N failed"; exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+EXP=$ROOT/tests/golden/expected
+UPDATE=0
+[ "${1:-}" = "--update" ] && UPDATE=1
+
+if ! make -s build/retsnoop-report build/mkrec >/dev/null; then
+	echo "golden: cannot build retsnoop-report and mkrec" >&2
+	echo "golden: 0 passed, 1 failed"
+	exit 1
+fi
+REPORT=$ROOT/build/retsnoop-report
+WORK=$ROOT/build/golden
+rm -rf "$WORK"
+mkdir -p "$WORK" "$EXP"
+cd "$WORK" || exit 1
+if ! "$ROOT/build/mkrec" .; then
+	echo "golden: mkrec failed" >&2
+	echo "golden: 0 passed, 1 failed"
+	exit 1
+fi
+
+# damaged copies of the 3-chunk recording without trailer (chunks are
+# ~160 bytes each): cut inside the last chunk; flip a byte of the middle one
+size=$(stat -c %s notrailer.rsrec)
+cp notrailer.rsrec truncated.rsrec
+truncate -s $(( size - 10 )) truncated.rsrec
+cp notrailer.rsrec corrupt.rsrec
+printf '\xff' | dd of=corrupt.rsrec bs=1 seek=$(( size - 230 )) conv=notrunc status=none
+echo "just some text, not a recording" > notarecording.txt
+: > empty.rsrec
+
+PASS=0 FAIL=0
+
+# case NAME ARGS... : renders and compares
+case_() {
+	local name=$1; shift
+	local out="$WORK/$name.out" rc
+	{
+		printf '$ retsnoop-report %s\n' "$*"
+		TZ=UTC "$REPORT" "$@" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
+		rc=$?
+		cat "$WORK/$name.stdout"
+		echo "--- stderr"
+		cat "$WORK/$name.stderr"
+		echo "--- exit $rc"
+	} >"$out"
+	if [ $UPDATE = 1 ]; then
+		cp "$out" "$EXP/$name.txt"
+		PASS=$((PASS + 1))
+	elif [ ! -f "$EXP/$name.txt" ]; then
+		echo "FAIL $name: no expected output (run tests/golden/run.sh --update)"
+		FAIL=$((FAIL + 1))
+	elif diff -u "$EXP/$name.txt" "$out" >"$WORK/$name.diff"; then
+		PASS=$((PASS + 1))
+	else
+		echo "FAIL $name:"
+		cat "$WORK/$name.diff"
+		FAIL=$((FAIL + 1))
+	fi
+}
+
+case_ kprobe_err        kprobe_err.rsrec
+case_ kprobe_dec_offs   -C stacks.dec-offs=true kprobe_err.rsrec
+case_ kaslr             kaslr.rsrec
+case_ fexit             fexit.rsrec
+case_ fexit_unfiltered  -C stacks.unfiltered=true -C stacks.emit-addrs=true fexit.rsrec
+case_ fexit_addrs       -C stacks.emit-addrs=y fexit.rsrec
+case_ results           results.rsrec
+case_ stitched          stitched.rsrec
+case_ interim           interim.rsrec
+case_ idle              idle.rsrec
+case_ notrailer         notrailer.rsrec
+case_ truncated         truncated.rsrec
+case_ corrupt           corrupt.rsrec
+case_ drops             drops.rsrec
+case_ err_bad_flag      -Z kprobe_err.rsrec
+case_ err_missing_file  no-such-file.rsrec
+case_ err_not_recording notarecording.txt
+case_ err_empty_file    empty.rsrec
+case_ err_no_file
+case_ err_bad_config    -C stacks.foo=1 kprobe_err.rsrec
+case_ err_bad_bool      -C stacks.unfiltered=maybe kprobe_err.rsrec
+case_ err_two_files     kprobe_err.rsrec fexit.rsrec
+
+# the KASLR-shifted recording must render exactly like the unshifted one
+if diff <(tail -n +2 "$WORK/kprobe_err.out") <(tail -n +2 "$WORK/kaslr.out") >/dev/null; then
+	PASS=$((PASS + 1))
+else
+	echo "FAIL kaslr_same_as_kprobe: the KASLR slide changed the rendering"
+	FAIL=$((FAIL + 1))
+fi
+
+[ $UPDATE = 1 ] && echo "golden: expected files rewritten in $EXP"
+echo "golden: $PASS passed, $FAIL failed"
+[ $FAIL = 0 ]
