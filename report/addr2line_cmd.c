@@ -1,0 +1,177 @@
+/* addr2line_cmd.c - `retsnoop-report addr2line -e VMLINUX [-i] [--dwarf-names] [--no-cache]`:
+ * reads one hex link-time address per line on stdin (exact-address
+ * semantics, no KASLR slide) and prints one "FUNCTION PATH:LINE" line per
+ * frame, innermost first, then an empty line. With -i every inlined frame
+ * is printed; without it only the real (out-of-line) function, with the
+ * location inside it. Output is flushed whenever no more input is already
+ * waiting, so it works interactively through a pipe. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "addr2line_cmd.h"
+#include "../symbols/dwarf_sym.h"
+
+#define MAX_FRAMES 64
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: retsnoop-report addr2line -e VMLINUX [-i] [--dwarf-names] [--no-cache]\n"
+		   "  reads hex addresses (one per line) on stdin; prints FUNCTION PATH:LINE\n"
+		   "  per frame, innermost first, then an empty line\n"
+		   "  -e VMLINUX   ELF file with DWARF (link-time addresses)\n"
+		   "  -i           include inlined frames\n"
+		   "  --dwarf-names  name the real function as DWARF does, not as .symtab\n"
+		   "  --no-cache   neither read nor write the index cache\n");
+}
+
+static int parse_hex(const char *s, uint64_t *out)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (!*s)
+		return -1;
+	uint64_t v = 0;
+	int nd = 0;
+	for (; *s; s++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else if (*s == ' ' || *s == '\t' || *s == '\r')
+			break;
+		else
+			return -1;
+		if (++nd > 16)
+			return -1;
+		v = (v << 4) | (uint64_t)d;
+	}
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	if (*s)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void print_frame(const struct sym_frame *f)
+{
+	fputs(f->func, stdout);
+	putchar(' ');
+	fputs(f->file, stdout);
+	printf(":%d\n", f->line);
+}
+
+int addr2line_main(int argc, char **argv)
+{
+	const char *vmlinux = NULL;
+	bool inl = false, dwarf_names = false;
+	unsigned flags = 0;
+	char err[512];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-e") && i + 1 < argc) {
+			vmlinux = argv[++i];
+		} else if (!strncmp(argv[i], "-e", 2) && argv[i][2]) {
+			vmlinux = argv[i] + 2;
+		} else if (!strcmp(argv[i], "-i") || !strcmp(argv[i], "--inlines")) {
+			inl = true;
+		} else if (!strcmp(argv[i], "--dwarf-names")) {
+			dwarf_names = true;
+		} else if (!strcmp(argv[i], "--no-cache")) {
+			flags |= DWARF_SYM_NO_CACHE;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "addr2line: unknown argument '%s' (see --help)\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!vmlinux) {
+		fprintf(stderr, "addr2line: missing -e VMLINUX\n");
+		return 2;
+	}
+	struct dwarf_sym *ds = dwarf_sym_open(vmlinux, flags, err, sizeof(err));
+	if (!ds) {
+		fprintf(stderr, "addr2line: %s\n", err);
+		return 1;
+	}
+
+	static char obuf[1 << 16];
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	size_t cap = 1 << 16, len = 0, lineno = 0;
+	char *buf = malloc(cap);
+	int bad = 0;
+	bool eof = false;
+	struct sym_frame frames[MAX_FRAMES];
+
+	while (buf && (!eof || len)) {
+		char *nl = memchr(buf, '\n', len);
+		if (!nl && !eof) {
+			/* nothing complete buffered: flush before we may block */
+			fflush(stdout);
+			if (len == cap) {
+				char *nb = realloc(buf, cap * 2);
+				if (!nb)
+					break;
+				buf = nb;
+				cap *= 2;
+			}
+			ssize_t r = read(0, buf + len, cap - len);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				eof = true;
+			else
+				len += (size_t)r;
+			continue;
+		}
+		size_t ll = nl ? (size_t)(nl - buf) : len;
+		char line[256];
+		size_t cl = ll < sizeof(line) - 1 ? ll : sizeof(line) - 1;
+		memcpy(line, buf, cl);
+		line[cl] = '\0';
+		size_t consumed = nl ? ll + 1 : len;
+		memmove(buf, buf + consumed, len - consumed);
+		len -= consumed;
+		lineno++;
+
+		uint64_t addr;
+		if (cl == strspn(line, " \t\r"))
+			continue;
+		if (ll >= sizeof(line) - 1 || parse_hex(line, &addr)) {
+			fprintf(stderr, "addr2line: stdin line %zu: '%s' is not a hex address\n", lineno, line);
+			fputs("?? ??:0\n\n", stdout);
+			bad = 1;
+			continue;
+		}
+		int n = dwarf_sym_lookup(ds, addr, frames, MAX_FRAMES);
+		if (n > 0 && !dwarf_names) {
+			/* like llvm-symbolizer: the real function is named as the
+			 * symbol table names it (clones: "foo.isra.0") */
+			const char *s = dwarf_sym_elf_name(ds, addr);
+			if (s)
+				frames[n - 1].func = s;
+		}
+		if (inl) {
+			for (int i = 0; i < n; i++)
+				print_frame(&frames[i]);
+		} else if (n > 0) {
+			print_frame(&frames[n - 1]);
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
+	free(buf);
+	dwarf_sym_close(ds);
+	return bad;
+}

@@ -1,0 +1,26 @@
+/* dwarf_elf.h - ELF-level helpers of the DWARF symbolizer (internal):
+ * the GNU build-id note and the .symtab function table used as the name
+ * fallback where DWARF has no function (assembly code). */
+#ifndef RS_DWARF_ELF_H
+#define RS_DWARF_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <libelf.h>
+
+struct elf_funcs {
+	struct elf_func { uint64_t addr, size; const char *name; int bind; } *v;
+	size_t n;
+};
+
+/* build-id of an open ELF: length (0 none), copied into buf */
+int elf_build_id(Elf *elf, uint8_t *buf, size_t bufsz);
+/* loads STT_FUNC / STT_NOTYPE symbols of executable sections, sorted */
+int elf_funcs_load(Elf *elf, struct elf_funcs *out);
+void elf_funcs_free(struct elf_funcs *f);
+/* the symbol covering addr (addr in [a, a+size), or == a when size 0) */
+const char *elf_funcs_lookup(const struct elf_funcs *f, uint64_t addr);
+/* value of any symbol by name; 0 ok, -1 absent */
+int elf_symbol_addr(Elf *elf, const char *name, uint64_t *addr);
+
+#endif

@@ -1,0 +1,370 @@
+/* dwarf_sym.c - the symbolizer core: opens the ELF, finds the compile
+ * unit of an address (.debug_aranges or the cache's CU table), indexes CUs
+ * lazily with dwarf_index.c, serves them from / saves them to the
+ * symcache, and falls back to .symtab names (see dwarf_sym.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#include "dwarf_sym.h"
+#include "dwarf_sym_internal.h"
+#include "dwarf_elf.h"
+#include "symcache.h"
+
+/* CUs indexed between two libdw handle recycles: libdw keeps every line
+ * table and abbrev it ever read until dwarf_end, so dropping the handle
+ * bounds peak memory on big batches */
+#define RECYCLE_EVERY 384
+
+static int range_cmp(const void *pa, const void *pb)
+{
+	const struct sc_range *a = pa, *b = pb;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+int dwarf_sym_dbg(struct dwarf_sym *ds)
+{
+	if (ds->dbg)
+		return 0;
+	ds->dbg = dwarf_begin_elf(ds->elf, DWARF_C_READ, NULL);
+	return ds->dbg ? 0 : -1;
+}
+
+static void recycle_dbg(struct dwarf_sym *ds)
+{
+	if (!ds->dbg)
+		return;
+	dwarf_end(ds->dbg);
+	ds->dbg = NULL;
+	/* drop the file pages we touched from our RSS (they stay cached) */
+	size_t sz = 0;
+	char *raw = elf_rawfile(ds->elf, &sz);
+	if (raw && sz) {
+		long pg = sysconf(_SC_PAGESIZE);
+		uintptr_t a = ((uintptr_t)raw + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+		if (a < (uintptr_t)raw + sz)
+			madvise((void *)a, (uintptr_t)raw + sz - a, MADV_DONTNEED);
+	}
+}
+
+/* CU table from .debug_aranges, else from every CU DIE's ranges */
+static int build_cu_table(struct dwarf_sym *ds, char *err, size_t errlen)
+{
+	Dwarf_Aranges *ar = NULL;
+	size_t nar = 0;
+	size_t cap = 0, n = 0;
+	struct sc_range *rv = NULL;
+	uint64_t *offs = NULL;
+	size_t noffs = 0, offcap = 0;
+
+	if (dwarf_sym_dbg(ds)) {
+		snprintf(err, errlen, "%s: no DWARF debug info (%s)", ds->path, dwarf_errmsg(-1));
+		return -1;
+	}
+	if (dwarf_getaranges(ds->dbg, &ar, &nar) == 0 && nar > 0) {
+		rv = malloc(nar * sizeof(*rv));
+		offs = malloc(nar * sizeof(*offs));
+		if (!rv || !offs)
+			goto oom;
+		for (size_t i = 0; i < nar; i++) {
+			Dwarf_Arange *a = dwarf_onearange(ar, i);
+			Dwarf_Addr addr;
+			Dwarf_Word len;
+			Dwarf_Off off;
+			if (!a || dwarf_getarangeinfo(a, &addr, &len, &off) || !len)
+				continue;
+			rv[n++] = (struct sc_range){ addr, addr + len, 0, 0 };
+			offs[noffs++] = off;
+		}
+		/* CU numbers: ranks of the distinct CU DIE offsets */
+		uint64_t *u = malloc((noffs ? noffs : 1) * sizeof(*u));
+		if (!u)
+			goto oom;
+		memcpy(u, offs, noffs * sizeof(*u));
+		qsort(u, noffs, sizeof(*u), u64_cmp);
+		size_t nu = 0;
+		for (size_t i = 0; i < noffs; i++)
+			if (!nu || u[nu - 1] != u[i])
+				u[nu++] = u[i];
+		for (size_t i = 0; i < n; i++) {
+			uint64_t *p = bsearch(&offs[i], u, nu, sizeof(*u), u64_cmp);
+			rv[i].cu = (uint32_t)(p - u);
+		}
+		free(offs);
+		offs = u;
+		noffs = nu;
+	} else {
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		while (dwarf_nextcu(ds->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die cu;
+			if (dwarf_offdie(ds->dbg, off + hsize, &cu)) {
+				Dwarf_Addr base, lo, hi;
+				ptrdiff_t ro = 0;
+				while ((ro = dwarf_ranges(&cu, ro, &base, &lo, &hi)) > 0) {
+					if (hi <= lo)
+						continue;
+					if (n == cap) {
+						cap = cap ? cap * 2 : 1024;
+						void *p = realloc(rv, cap * sizeof(*rv));
+						if (!p)
+							goto oom;
+						rv = p;
+					}
+					rv[n++] = (struct sc_range){ lo, hi, (uint32_t)noffs, 0 };
+				}
+				if (noffs == offcap) {
+					offcap = offcap ? offcap * 2 : 1024;
+					void *p = realloc(offs, offcap * sizeof(*offs));
+					if (!p)
+						goto oom;
+					offs = p;
+				}
+				offs[noffs++] = off + hsize;
+			}
+			off = next;
+		}
+	}
+	if (!noffs) {
+		snprintf(err, errlen, "%s: no DWARF compile units", ds->path);
+		free(rv);
+		free(offs);
+		return -1;
+	}
+	qsort(rv, n, sizeof(*rv), range_cmp);
+	ds->ranges = rv;
+	ds->nranges = (uint32_t)n;
+	ds->cu_offs = offs;
+	ds->ncus = (uint32_t)noffs;
+	return 0;
+oom:
+	free(rv);
+	free(offs);
+	snprintf(err, errlen, "%s: out of memory", ds->path);
+	return -1;
+}
+
+struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, size_t errlen)
+{
+	struct dwarf_sym *ds = calloc(1, sizeof(*ds));
+	const char *nc = getenv("RETSNOOP_NO_SYMCACHE");
+
+	if (!ds) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (nc && *nc && strcmp(nc, "0"))
+		flags |= DWARF_SYM_NO_CACHE;
+	ds->flags = flags;
+	ds->fd = -1;
+	ds->path = strdup(path);
+	elf_version(EV_CURRENT);
+	ds->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ds->fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	ds->elf = elf_begin(ds->fd, ELF_C_READ_MMAP, NULL);
+	if (!ds->elf || elf_kind(ds->elf) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		goto fail;
+	}
+	int bl = elf_build_id(ds->elf, ds->bid, sizeof(ds->bid));
+	ds->bidlen = bl > 0 ? (size_t)bl : 0;
+
+	if (!(flags & DWARF_SYM_NO_CACHE) && ds->bidlen &&
+	    !symcache_path(ds->bid, ds->bidlen, ds->cache_path, sizeof(ds->cache_path)))
+		ds->sc = symcache_open(ds->cache_path, ds->bid, ds->bidlen);
+	if (ds->sc) {
+		uint32_t nr;
+		const struct sc_range *r = symcache_ranges(ds->sc, &nr);
+		ds->ncus = symcache_ncus(ds->sc);
+		ds->ranges = malloc((nr ? nr : 1) * sizeof(*r));
+		ds->cu_offs = malloc((ds->ncus ? ds->ncus : 1) * sizeof(*ds->cu_offs));
+		if (!ds->ranges || !ds->cu_offs) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		memcpy(ds->ranges, r, nr * sizeof(*r));
+		ds->nranges = nr;
+		for (uint32_t i = 0; i < ds->ncus; i++)
+			ds->cu_offs[i] = symcache_cu_die_off(ds->sc, i);
+	} else if (build_cu_table(ds, err, errlen)) {
+		goto fail;
+	} else {
+		ds->dirty = 1; /* at least the CU table is worth saving */
+	}
+	ds->cus = calloc(ds->ncus ? ds->ncus : 1, sizeof(*ds->cus));
+	ds->cu_state = calloc(ds->ncus ? ds->ncus : 1, 1);
+	if (!ds->cus || !ds->cu_state) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return ds;
+fail:
+	dwarf_sym_close(ds);
+	return NULL;
+}
+
+static void save_cache(struct dwarf_sym *ds)
+{
+	if ((ds->flags & (DWARF_SYM_NO_CACHE | DWARF_SYM_NO_WRITE)) || !ds->bidlen ||
+	    !ds->dirty || !ds->cache_path[0])
+		return;
+	const struct dwi_cu **v = calloc(ds->ncus ? ds->ncus : 1, sizeof(*v));
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < ds->ncus; i++) {
+		if (ds->cu_state[i] == CU_READY) {
+			v[i] = &ds->cus[i];
+		} else if (ds->sc && ds->cu_state[i] == CU_UNKNOWN) {
+			/* keep what an earlier run cached, if intact */
+			if (symcache_cu(ds->sc, i, &ds->cus[i]) == 1)
+				v[i] = &ds->cus[i];
+		}
+	}
+	symcache_write(ds->cache_path, ds->bid, ds->bidlen, ds->ranges, ds->nranges,
+		       ds->cu_offs, v, ds->ncus);
+	free(v);
+}
+
+void dwarf_sym_close(struct dwarf_sym *ds)
+{
+	if (!ds)
+		return;
+	if (ds->cus)
+		save_cache(ds);
+	for (uint32_t i = 0; ds->cus && i < ds->ncus; i++)
+		dwarf_index_free(&ds->cus[i]);
+	free(ds->cus);
+	free(ds->cu_state);
+	free(ds->ranges);
+	free(ds->cu_offs);
+	symcache_close(ds->sc);
+	elf_funcs_free(&ds->funcs);
+	if (ds->dbg)
+		dwarf_end(ds->dbg);
+	if (ds->elf)
+		elf_end(ds->elf);
+	if (ds->fd >= 0)
+		close(ds->fd);
+	free(ds->path);
+	free(ds);
+}
+
+const uint8_t *dwarf_sym_build_id(const struct dwarf_sym *ds, size_t *len)
+{
+	*len = ds->bidlen;
+	return ds->bidlen ? ds->bid : NULL;
+}
+
+int dwarf_sym_symbol_addr(struct dwarf_sym *ds, const char *name, uint64_t *addr)
+{
+	return elf_symbol_addr(ds->elf, name, addr);
+}
+
+int dwarf_kaslr_slide(struct dwarf_sym *ds, uint64_t rt_text, uint64_t rt_stext, int64_t *slide)
+{
+	uint64_t link;
+	if (rt_text && !dwarf_sym_symbol_addr(ds, "_text", &link)) {
+		*slide = (int64_t)(rt_text - link);
+		return 0;
+	}
+	if (rt_stext && !dwarf_sym_symbol_addr(ds, "_stext", &link)) {
+		*slide = (int64_t)(rt_stext - link);
+		return 0;
+	}
+	return -1;
+}
+
+static int find_cu(const struct dwarf_sym *ds, uint64_t addr)
+{
+	uint32_t lo = 0, hi = ds->nranges;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ds->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < ds->ranges[lo - 1].hi)
+		return (int)ds->ranges[lo - 1].cu;
+	return -1;
+}
+
+/* makes ds->cus[cu] usable; 0 ok, -1 not available */
+int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu)
+{
+	if (cu >= ds->ncus)
+		return -1;
+	if (ds->cu_state[cu] == CU_READY)
+		return 0;
+	if (ds->cu_state[cu] == CU_FAILED)
+		return -1;
+	if (ds->sc) {
+		int r = symcache_cu(ds->sc, cu, &ds->cus[cu]);
+		if (r == 1) {
+			ds->cu_state[cu] = CU_READY;
+			return 0;
+		}
+	}
+	Dwarf_Die die;
+	if (dwarf_sym_dbg(ds) || !dwarf_offdie(ds->dbg, ds->cu_offs[cu], &die) ||
+	    dwarf_index_build(&die, &ds->cus[cu])) {
+		ds->cu_state[cu] = CU_FAILED;
+		return -1;
+	}
+	ds->cu_state[cu] = CU_READY;
+	ds->dirty = 1;
+	if (++ds->built_since_recycle >= RECYCLE_EVERY) {
+		ds->built_since_recycle = 0;
+		recycle_dbg(ds);
+	}
+	return 0;
+}
+
+static const char *symtab_name(struct dwarf_sym *ds, uint64_t addr)
+{
+	if (!ds->funcs_loaded) {
+		ds->funcs_loaded = 1;
+		elf_funcs_load(ds->elf, &ds->funcs);
+	}
+	return elf_funcs_lookup(&ds->funcs, addr);
+}
+
+const char *dwarf_sym_elf_name(struct dwarf_sym *ds, uint64_t addr)
+{
+	return symtab_name(ds, addr);
+}
+
+int dwarf_sym_lookup(struct dwarf_sym *ds, uint64_t addr, struct sym_frame *frames, int max_frames)
+{
+	if (max_frames <= 0)
+		return 0;
+	int cu = find_cu(ds, addr);
+	if (cu >= 0 && !dwarf_sym_ensure_cu(ds, (uint32_t)cu)) {
+		int has_func;
+		int n = dwarf_index_lookup(&ds->cus[cu], addr, frames, max_frames, &has_func);
+		if (!has_func) {
+			const char *s = symtab_name(ds, addr);
+			if (s)
+				frames[0].func = s;
+		}
+		return n;
+	}
+	const char *s = symtab_name(ds, addr);
+	frames[0] = (struct sym_frame){ s ? s : "??", "??", 0, 0 };
+	return 1;
+}

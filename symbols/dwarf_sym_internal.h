@@ -1,0 +1,39 @@
+/* dwarf_sym_internal.h - the symbolizer's private state, shared by
+ * dwarf_sym.c (core) and dwarf_cuglob.c (CU path globs). Not an API. */
+#ifndef RS_DWARF_SYM_INTERNAL_H
+#define RS_DWARF_SYM_INTERNAL_H
+
+#include <libelf.h>
+#include <elfutils/libdw.h>
+#include "dwarf_elf.h"
+#include "dwarf_index.h"
+#include "symcache.h"
+
+enum { CU_UNKNOWN = 0, CU_READY = 1, CU_FAILED = 2 };
+
+struct dwarf_sym {
+	char *path;
+	unsigned flags;
+	int fd;
+	Elf *elf;
+	Dwarf *dbg;                 /* opened lazily, recycled on big batches */
+	uint8_t bid[64];
+	size_t bidlen;
+	struct sc_range *ranges;    /* CU address ranges sorted by lo */
+	uint32_t nranges;
+	uint64_t *cu_offs;          /* CU DIE offset per CU number */
+	uint32_t ncus;
+	struct dwi_cu *cus;
+	uint8_t *cu_state;
+	struct symcache *sc;
+	char cache_path[4096];
+	int dirty;
+	int built_since_recycle;
+	struct elf_funcs funcs;
+	int funcs_loaded;
+};
+
+int dwarf_sym_dbg(struct dwarf_sym *ds);
+int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu);
+
+#endif
