@@ -121,7 +121,8 @@ static int finalize(struct ksyms *ks)
 {
 	for (size_t i = 0; i < ks->n; i++)
 		ks->syms[i].size = i;
-	qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
+	if (ks->n)
+		qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
 	for (size_t i = 0; i < ks->n; i++) {
 		size_t j = i + 1;
 
@@ -134,7 +135,8 @@ static int finalize(struct ksyms *ks)
 		return -1;
 	for (size_t i = 0; i < ks->n; i++)
 		ks->by_name[i] = i;
-	qsort_r(ks->by_name, ks->n, sizeof(*ks->by_name), cmp_name, ks);
+	if (ks->n)
+		qsort_r(ks->by_name, ks->n, sizeof(*ks->by_name), cmp_name, ks);
 	return 0;
 }
 
