@@ -55,6 +55,16 @@ struct session {
 
 static const struct session empty_session = {};
 
+/* keeps the verifier convinced a frame index is in bounds (callers check
+ * d < RS_MAX_FSTACK_DEPTH first; the depth is a power of two) */
+static __always_inline u32 FIDX(u32 d)
+{
+	/* the empty asm hides d's known range from clang, so the mask is
+	 * really emitted and the verifier sees it */
+	asm volatile("" : "+r"(d));
+	return d & (RS_MAX_FSTACK_DEPTH - 1);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);        /* resized by the recorder */
@@ -339,7 +349,7 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		for (i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
 			if (i >= keep)
 				break;
-			r->frames[i] = s->frames[i];
+			r->frames[FIDX(i)] = s->frames[FIDX(i)];
 		}
 		n = s->saved_max_depth;
 		r->stitch_pos = keep;
@@ -375,7 +385,7 @@ static __always_inline void save_error_chain(struct session *s)
 
 			if (k >= md || k >= RS_MAX_FSTACK_DEPTH)
 				break;
-			s->saved_frames[k] = s->frames[k];
+			s->saved_frames[FIDX(k)] = s->frames[FIDX(k)];
 		}
 		s->saved_depth = d + 1;
 	} else {
@@ -448,15 +458,15 @@ static __always_inline void handle_entry(void *ctx, u32 id)
 	now = bpf_ktime_get_ns();
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return;
-	s->frames[d].func_id = id;
-	s->frames[d].seq_id = s->next_seq_id++;
-	s->frames[d].res = 0;
-	s->frames[d].lat_ns = now;
+	s->frames[FIDX(d)].func_id = id;
+	s->frames[FIDX(d)].seq_id = s->next_seq_id++;
+	s->frames[FIDX(d)].res = 0;
+	s->frames[FIDX(d)].lat_ns = now;
 	s->depth = d + 1;
 	s->max_depth = d + 1;
 	s->is_err = false;
 	if (emit_trace)
-		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[d].seq_id, id, d + 1, 0, 0, now);
+		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[FIDX(d)].seq_id, id, d + 1, 0, 0, now);
 }
 
 static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
@@ -495,7 +505,7 @@ static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
 	d = s->depth - 1;
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return;
-	if (s->frames[d].func_id != id) {
+	if (s->frames[FIDX(d)].func_id != id) {
 		/* a missed return: find this function further down and drop
 		 * the frames above it; an exit we never saw enter is ignored */
 		u32 k, found = RS_MAX_FSTACK_DEPTH;
@@ -504,7 +514,7 @@ static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
 		for (k = 0; k < RS_MAX_FSTACK_DEPTH; k++) {
 			if (k >= d)
 				break;
-			if (s->frames[d - 1 - k].func_id == id) {
+			if (s->frames[FIDX(d - 1 - k)].func_id == id) {
 				found = d - 1 - k;
 				break;
 			}
@@ -522,7 +532,7 @@ static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
 	}
 
 	now = bpf_ktime_get_ns();
-	lat = now - s->frames[d].lat_ns;
+	lat = now - s->frames[FIDX(d)].lat_ns;
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	failed = is_failure(flags, res);
@@ -530,8 +540,8 @@ static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
 	if (emit_trace)
 		emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
 
-	s->frames[d].res = res;
-	s->frames[d].lat_ns = lat;
+	s->frames[FIDX(d)].res = res;
+	s->frames[FIDX(d)].lat_ns = lat;
 	if (!(flags & RS_FUNC_CANT_FAIL)) {
 		if (failed) {
 			if (!s->is_err) {

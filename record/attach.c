@@ -72,8 +72,9 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	if (retsnoop_bpf__load(s)) {
 		e = errno;
 		snprintf(err, errlen, "loading the BPF programs failed with %s (%s)%s", errname(e),
-			 strerror(e), e == EPERM || e == EACCES ?
+			 strerror(e), e == EPERM ?
 			 ": not permitted (need root with CAP_BPF/CAP_PERFMON, and no lockdown/LSM policy forbidding BPF tracing)" :
+			 e == EACCES ? ": the BPF verifier rejected a program (run with -vvv to see its log)" :
 			 e == ENOMEM ? ": try a smaller -C bpf.sessions-size or -C bpf.ringbuf-size" :
 			 "; run with -vvv to see the verifier log");
 		return -1;

@@ -33,7 +33,7 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 		return 0;
 	if (level == LIBBPF_INFO && verbose < 2)
 		return 0;
-	if (level == LIBBPF_WARN && verbose < 1)
+	if (level == LIBBPF_WARN && verbose < 2)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
