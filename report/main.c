@@ -8,6 +8,7 @@
 #include <strings.h>
 #include "format/rsfile.h"
 #include "report/report.h"
+#include "report/addr2line_cmd.h"
 
 #define PROG "retsnoop-report"
 #define REPORT_VERSION "0.1"
@@ -92,6 +93,8 @@ static void print_meta(const struct rsf_meta *m, size_t nksyms, size_t nmods, si
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "addr2line"))
+		return addr2line_main(argc - 1, argv + 1);
 	struct report_opts opts = {
 		.symb = SYMB_DEFAULT,
 		.show_stack = true,
