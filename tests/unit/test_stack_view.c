@@ -1,0 +1,309 @@
+/* test_stack_view.c - unit tests of report/symbolize.c and
+ * report/stack_view.c with synthetic stacks: the kprobe-style merge (`!`
+ * rows), fexit trampoline collapse, unfiltered mode, interim and stitched
+ * frames, return-address symbolization, module bounds, a fake DWARF
+ * backend with a KASLR slide, and the exact printed layout. */
+#include <stdlib.h>
+#include <string.h>
+#include "bpf/retsnoop_abi.h"
+#include "report/stack_view.h"
+#include "report/symbolize.h"
+#include "testlib.h"
+
+#define T 0xffffffff81000000ULL
+#define B 0xffffffffc0200000ULL
+
+static const struct rsf_ksym ksyms[] = {
+	{ T + 0x1000, 'T', "entry_SYSCALL_64", NULL },
+	{ T + 0x2000, 't', "do_syscall_64", NULL },
+	{ T + 0x3000, 'T', "outer", NULL },
+	{ T + 0x4000, 't', "middle", NULL },
+	{ T + 0x5000, 't', "helper", NULL },
+	{ T + 0x6000, 't', "inner", NULL },
+	{ T + 0x7000, 't', "deepest", NULL },
+	{ T + 0x8000, 't', "last_vmlinux", NULL },
+	{ B + 0x0000, 't', "bpf_trampoline_6442451234", "bpf" },
+	{ B + 0x1000, 't', "bpf_prog_0123456789abcdef_prog", "bpf" },
+	{ 0xffffffffc0a01000ULL, 't', "mod_fn", "kvm" },
+};
+static const struct rsf_module mods[] = {
+	{ .name = "kvm", .base = 0xffffffffc0a00000ULL, .size = 0x10000 },
+};
+
+static struct symbolizer *new_sym(void)
+{
+	return symbolizer_new(ksyms, sizeof(ksyms) / sizeof(ksyms[0]), mods, 1);
+}
+
+static struct sv_frame F(const char *name, int64_t res, uint64_t lat)
+{
+	return (struct sv_frame){ .name = name, .flags = RS_FUNC_NEEDS_SIGN_EXT, .res = res, .lat_ns = lat };
+}
+
+static void test_symbolize(void)
+{
+	struct symbolizer *s = new_sym();
+	struct symb_info si;
+
+	CHECK_INT(symbolize(s, T + 0x3010, false, &si), 0);
+	CHECK_STR(si.name, "outer");
+	CHECK_INT(si.offset, 0x10);
+	/* a return address right after a call ending a function (noreturn) */
+	CHECK_INT(symbolize(s, T + 0x4000, true, &si), 0);
+	CHECK_STR(si.name, "outer");
+	CHECK_INT(si.offset, 0x1000);
+	CHECK_INT(symbolize(s, T + 0x4000, false, &si), 0);
+	CHECK_STR(si.name, "middle");
+	CHECK_INT(si.offset, 0);
+	CHECK_INT(symbolize(s, T + 0x10, false, &si), -1);
+	CHECK(si.name == NULL);
+	/* close to the last vmlinux symbol: plausible; far away: not */
+	CHECK_INT(symbolize(s, T + 0x8100, false, &si), 0);
+	CHECK_INT(symbolize(s, T + 0x1000000, false, &si), -1);
+	/* module symbols stay inside their module */
+	CHECK_INT(symbolize(s, 0xffffffffc0a01234ULL, false, &si), 0);
+	CHECK_STR(si.module, "kvm");
+	CHECK_INT(symbolize(s, 0xffffffffc0a20000ULL, false, &si), -1);
+	/* the last BPF symbol has no module entry: bounded by distance */
+	CHECK_INT(symbolize(s, B + 0x1040, false, &si), 0);
+	CHECK_INT(symbolize(s, B + 0x100000, false, &si), -1);
+	symbolizer_free(s);
+}
+
+static void test_bpf_names(void)
+{
+	CHECK(sv_is_bpf_tramp("bpf_trampoline_6442451234"));
+	CHECK(sv_is_bpf_tramp("bpf_trampoline_6442451234_1"));
+	CHECK(!sv_is_bpf_tramp("bpf_trampoline_link_prog"));
+	CHECK(sv_is_bpf_prog("bpf_prog_0123456789abcdef_prog"));
+	CHECK(sv_is_bpf_prog("bpf_prog_0123456789abcdef"));
+	CHECK(!sv_is_bpf_prog("bpf_prog_load"));
+	CHECK(!sv_is_bpf_prog("bpf_prog_add"));
+	CHECK(!sv_is_bpf_prog("bpf_prog_0123456789abcdefX"));
+}
+
+/* kprobe mode: deepest frame already returned; an untraced helper */
+static void test_kprobe_merge(void)
+{
+	struct symbolizer *s = new_sym();
+	struct sv_frame lf[] = { F("outer", -12, 50000), F("middle", -12, 40000),
+				 F("inner", -12, 9000), F("deepest", 0xfffffff4, 1999) };
+	uint64_t ks[] = { T + 0x6011, T + 0x5022, T + 0x4033, T + 0x3044, T + 0x2055, T + 0x1066 };
+	struct sv_opts o = {0};
+	struct sv_table t = {0};
+
+	CHECK_INT(stack_view_build(&t, s, lf, 4, ks, 6, &o), 0);
+	CHECK_INT(t.n, 7);
+	if (t.n == 7) {
+		CHECK_INT(t.rows[0].kind, SV_ROW_KERNEL);
+		CHECK_STR(t.rows[0].sym, "entry_SYSCALL_64+0x66");
+		CHECK_STR(t.rows[0].dur, "");
+		CHECK_INT(t.rows[2].kind, SV_ROW_COMBINED);
+		CHECK_STR(t.rows[2].sym, "outer+0x44");
+		CHECK_STR(t.rows[2].dur, "50us");
+		CHECK_STR(t.rows[2].res, "[-ENOMEM]");
+		CHECK_INT(t.rows[4].kind, SV_ROW_KERNEL);
+		CHECK_STR(t.rows[4].sym, "helper+0x22");
+		CHECK_INT(t.rows[5].kind, SV_ROW_COMBINED);
+		CHECK_INT(t.rows[6].kind, SV_ROW_MISSING);
+		CHECK_STR(t.rows[6].sym, "deepest");
+		CHECK_STR(t.rows[6].dur, "1us");
+		CHECK_STR(t.rows[6].res, "[-ENOMEM]");
+	}
+	sv_table_free(&t);
+
+	/* a traced frame missing in the middle gets `!` in place */
+	struct sv_frame lf2[] = { F("outer", 1, 5000), F("deepest", 2, 4000), F("inner", 3, 3000) };
+	CHECK_INT(stack_view_build(&t, s, lf2, 3, ks, 6, &o), 0);
+	CHECK_INT(t.n, 7);
+	if (t.n == 7) {
+		CHECK_STR(t.rows[2].sym, "outer+0x44");
+		CHECK_INT(t.rows[3].kind, SV_ROW_MISSING);
+		CHECK_STR(t.rows[3].sym, "deepest");
+		CHECK_INT(t.rows[6].kind, SV_ROW_COMBINED);
+		CHECK_STR(t.rows[6].sym, "inner+0x11");
+	}
+	sv_table_free(&t);
+
+	/* no kernel stack at all: every traced frame is `!` */
+	CHECK_INT(stack_view_build(&t, s, lf, 4, NULL, 0, &o), 0);
+	CHECK_INT(t.n, 4);
+	for (int i = 0; i < t.n; i++)
+		CHECK_INT(t.rows[i].kind, SV_ROW_MISSING);
+	sv_table_free(&t);
+	symbolizer_free(s);
+}
+
+/* fexit mode: f+0x5, trampoline, f+X collapses; prog/trampoline dropped */
+static void test_fexit_collapse(void)
+{
+	struct symbolizer *s = new_sym();
+	struct sv_frame lf[] = { F("outer", -22, 9000), F("middle", -22, 8000) };
+	uint64_t ks[] = {               /* innermost first */
+		B + 0x1044,                 /* fexit prog */
+		B + 0x0057,                 /* middle's trampoline */
+		T + 0x4005,                 /* middle+0x5 */
+		T + 0x3100,                 /* outer+0x100 */
+		0xffffffffc0100057ULL,      /* outer's trampoline, not in the snapshot */
+		T + 0x3005,                 /* outer+0x5 */
+		T + 0x2055,
+	};
+	struct sv_opts o = {0};
+	struct sv_table t = {0};
+
+	CHECK_INT(stack_view_build(&t, s, lf, 2, ks, 7, &o), 0);
+	CHECK_INT(t.n, 3);
+	if (t.n == 3) {
+		CHECK_STR(t.rows[0].sym, "do_syscall_64+0x55");
+		CHECK_STR(t.rows[1].sym, "outer+0x100");
+		CHECK_INT(t.rows[1].kind, SV_ROW_COMBINED);
+		CHECK_STR(t.rows[2].sym, "middle+0x5");
+		CHECK_INT(t.rows[2].kind, SV_ROW_COMBINED);
+	}
+	sv_table_free(&t);
+
+	o.unfiltered = true;
+	o.emit_addrs = true;
+	CHECK_INT(stack_view_build(&t, s, lf, 2, ks, 7, &o), 0);
+	CHECK_INT(t.n, 7);
+	if (t.n == 7) {
+		CHECK(!t.rows[0].filtered);
+		CHECK(t.rows[1].filtered && t.rows[2].filtered);
+		CHECK_STR(t.rows[2].sym, "~ffffffffc0100057 0xffffffffc0100057");
+		CHECK_STR(t.rows[3].sym, " ffffffff81003100 outer+0x100");
+		CHECK(t.rows[5].filtered && t.rows[6].filtered);
+		CHECK_STR(t.rows[6].sym, "~ffffffffc0201044 bpf_prog_0123456789abcdef_prog+0x44");
+	}
+	sv_table_free(&t);
+	symbolizer_free(s);
+}
+
+static void test_interim_stitched(void)
+{
+	struct symbolizer *s = new_sym();
+	struct sv_frame lf[] = { F("outer", 0, 123456789), F("middle", -22, 8000), F("inner", -22, 7000) };
+	uint64_t ks[] = { T + 0x4010, T + 0x3010 };
+	struct sv_opts o = { .dec_offs = true };
+	struct sv_table t = {0};
+
+	lf[0].unfinished = true;
+	lf[2].stitched = true;
+	CHECK_INT(stack_view_build(&t, s, lf, 3, ks, 2, &o), 0);
+	CHECK_INT(t.n, 3);
+	if (t.n == 3) {
+		CHECK_STR(t.rows[0].dur, "...");
+		CHECK_STR(t.rows[0].res, "[...]");
+		CHECK_STR(t.rows[0].sym, "outer+16");
+		CHECK(!t.rows[1].stitched);
+		CHECK(t.rows[2].stitched);
+		CHECK_INT(t.rows[2].kind, SV_ROW_MISSING);
+	}
+	sv_table_free(&t);
+	symbolizer_free(s);
+}
+
+static char *render(struct sv_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	stack_view_print(f, t);
+	fclose(f);
+	return buf;
+}
+
+static void test_layout(void)
+{
+	struct symbolizer *s = new_sym();
+	struct sv_frame lf[] = { F("outer", -12, 73999), F("middle", 0, 1234567), F("deepest", 0, 2000) };
+	uint64_t ks[] = { T + 0x4010, T + 0x3010, T + 0x2035 };
+	struct sv_opts o = {0};
+	struct sv_table t = {0};
+	char *out;
+
+	lf[1].flags = RS_FUNC_RET_PTR;
+	lf[2].stitched = true;
+	lf[2].flags = RS_FUNC_RET_PTR;
+	CHECK_INT(stack_view_build(&t, s, lf, 3, ks, 3, &o), 0);
+	out = render(&t);
+	CHECK_STR(out,
+		  "                     do_syscall_64+0x35  \n"
+		  "     73us [-ENOMEM]  outer+0x10          \n"
+		  "   1234us [NULL]     middle+0x10         \n"
+		  "!\u2307    2us [NULL]     deepest             \n");
+	free(out);
+	sv_table_free(&t);
+	symbolizer_free(s);
+}
+
+/* a fake DWARF backend: checks the slide and supplies source lines */
+static uint64_t seen_link_addr;
+
+static int fake_lookup(void *ctx, uint64_t link_addr, bool is_ret, struct symb_info *out)
+{
+	(void)ctx;
+	(void)is_ret;
+	seen_link_addr = link_addr;
+	out->has_src = true;
+	snprintf(out->src.file, sizeof(out->src.file), "kernel/x.c");
+	out->src.line = 42;
+	if (!strcmp(out->name, "outer"))
+		snprintf(out->src.func, sizeof(out->src.func), "real_outer");
+	else
+		snprintf(out->src.func, sizeof(out->src.func), "%s", out->name);
+	if (!strcmp(out->name, "middle")) {
+		out->ninlines = 1;
+		snprintf(out->inlines[0].func, sizeof(out->inlines[0].func), "inlined_fn");
+		snprintf(out->inlines[0].file, sizeof(out->inlines[0].file), "include/y.h");
+		out->inlines[0].line = 7;
+	}
+	return 0;
+}
+
+static int freed;
+static void fake_free(void *ctx)
+{
+	(void)ctx;
+	freed++;
+}
+
+static void test_backend(void)
+{
+	struct symbolizer *s = new_sym();
+	struct symb_backend be = { .ctx = NULL, .lookup = fake_lookup, .free = fake_free };
+	struct sv_frame lf[] = { F("outer", 0, 1000), F("middle", 0, 1000) };
+	uint64_t ks[] = { T + 0x4010, T + 0x3010 };
+	struct sv_opts o = {0};
+	struct sv_table t = {0};
+	struct symb_info si;
+	char *out;
+
+	CHECK_INT(symbolizer_slide(T, 0xffffffff81000000ULL - 0x1e00000), 0x1e00000);
+	CHECK_INT(symbolizer_slide(0, 0xffffffff81000000ULL), 0);
+	symbolizer_set_backend(s, &be, 0x1e00000);
+	CHECK_INT(symbolize(s, T + 0x3010, true, &si), 0);
+	CHECK_INT(seen_link_addr, T + 0x3010 - 0x1e00000);
+	CHECK_INT(stack_view_build(&t, s, lf, 2, ks, 2, &o), 0);
+	out = render(&t);
+	CHECK_STR(out,
+		  "     1us [0]  outer+0x10    (real_outer @ kernel/x.c:42)\n"
+		  "     1us [0]  middle+0x10   (kernel/x.c:42)             \n"
+		  "              . inlined_fn  (include/y.h:7)             \n");
+	free(out);
+	sv_table_free(&t);
+	symbolizer_free(s);
+	CHECK_INT(freed, 1);
+}
+
+int main(void)
+{
+	RUN(test_symbolize);
+	RUN(test_bpf_names);
+	RUN(test_kprobe_merge);
+	RUN(test_fexit_collapse);
+	RUN(test_interim_stitched);
+	RUN(test_layout);
+	RUN(test_backend);
+	return TEST_REPORT("test_stack_view");
+}
