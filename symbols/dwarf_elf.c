@@ -68,7 +68,8 @@ static int func_cmp(const void *pa, const void *pb)
 	/* then global over weak over local: lookups take the last one */
 	if (a->bind != b->bind)
 		return a->bind < b->bind ? -1 : 1;
-	return strcmp(a->name, b->name);
+	/* equal aliases: the alphabetically first one, like llvm-symbolizer */
+	return strcmp(b->name, a->name);
 }
 
 int elf_funcs_load(Elf *elf, struct elf_funcs *out)
