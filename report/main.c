@@ -25,6 +25,7 @@ static void usage(FILE *f)
 		"  -C stacks.emit-addrs=BOOL    print raw addresses too\n"
 		"  -C stacks.dec-offs=BOOL      function offsets in decimal\n"
 		"  -C stacks.unfiltered=BOOL    keep BPF trampoline/program frames\n"
+		"  -C stacks.symb-mode=MODE     none, linenum or inlines (like -sn/-s/-ss)\n"
 		"  -v                       verbose: recording details and totals on stderr\n"
 		"  -h, --help               this help\n"
 		"      --version            print the version\n");
@@ -64,6 +65,21 @@ static const char *parse_config(const char *kv, struct report_opts *o)
 		return msg;
 	}
 	klen = (size_t)(eq - kv);
+	if (klen == strlen("stacks.symb-mode") && !strncmp(kv, "stacks.symb-mode", klen)) {
+		const char *v = eq + 1;
+
+		if (!strcasecmp(v, "none") || !strcasecmp(v, "n"))
+			o->symb = SYMB_NONE;
+		else if (!strcasecmp(v, "linenum") || !strcasecmp(v, "l"))
+			o->symb = SYMB_LINES;
+		else if (!strcasecmp(v, "inlines") || !strcasecmp(v, "i"))
+			o->symb = SYMB_INLINES;
+		else {
+			snprintf(msg, sizeof(msg), "invalid stacks.symb-mode '%s' (none, linenum, inlines)", v);
+			return msg;
+		}
+		return NULL;
+	}
 	if (klen == strlen("stacks.emit-addrs") && !strncmp(kv, "stacks.emit-addrs", klen))
 		target = &o->emit_addrs;
 	else if (klen == strlen("stacks.dec-offs") && !strncmp(kv, "stacks.dec-offs", klen))
