@@ -2,6 +2,7 @@
  * renders every session in upstream retsnoop's stack view, then the
  * recording's drop statistics. Exit status: 0 ok, 2 usage error or a
  * damaged recording (everything before the damage is still rendered). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,17 @@ static void usage(FILE *f)
 		"      --version            print the version\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+	va_end(ap);
 	return 2;
 }
 

@@ -176,8 +176,9 @@ static void sess_begin(uint64_t sess_id, uint32_t tid, uint32_t pid, const char 
 	E.sess_id = sess_id;
 	E.tid = tid;
 	E.pid = pid;
-	strncpy(E.task_comm, tcomm, sizeof(E.task_comm));
-	strncpy(E.proc_comm, pcomm, sizeof(E.proc_comm));
+	/* comms fill the field and need no NUL, like the kernel's */
+	memcpy(E.task_comm, tcomm, strnlen(tcomm, sizeof(E.task_comm)));
+	memcpy(E.proc_comm, pcomm, strnlen(pcomm, sizeof(E.proc_comm)));
 	E.start_ts = start_ts;
 	E.end_ts = end_ts;
 	E.flags = flags;
