@@ -432,8 +432,8 @@ static enum rsf_status next_block(struct rsf_reader *r)
 			return RSF_END;
 		}
 		if (n < (ssize_t)sizeof(h))
-			return damage(r, "truncated: file ends inside the header of chunk %llu "
-				      "at offset %llu", idx, off);
+			return damage(r, "truncated: file ends inside the block header at offset %llu "
+				      "(after %llu chunks)", off, idx);
 		const char *e = rsf_block_check_hdr(&h);
 		if (e)
 			return damage(r, "chunk %llu at offset %llu: %s", idx, off, e);

@@ -1078,10 +1078,15 @@ static void test_throughput(void)
 		return;
 	const struct rs_rec_hdr *h;
 	uint64_t n = 0, sum = 0;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	while (rsf_reader_next(r, &h) == RSF_OK) {
 		sum += ((const struct rs_rec_trace *)h)->ts;
 		n++;
+		lo = (uintptr_t)h < lo ? (uintptr_t)h : lo;
+		hi = (uintptr_t)h > hi ? (uintptr_t)h : hi;
 	}
+	/* streamed: every record of every chunk lives in the same one buffer */
+	CHECK(hi - lo < RSF_CHUNK_MAX);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	CHECK_INT(n, N);
 	CHECK(rsf_reader_complete(r));
