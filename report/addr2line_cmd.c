@@ -108,17 +108,21 @@ int addr2line_main(int argc, char **argv)
 
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	size_t cap = 1 << 16, len = 0, lineno = 0;
+	size_t cap = 1 << 16, len = 0, pos = 0, lineno = 0;
 	char *buf = malloc(cap);
 	int bad = 0;
 	bool eof = false;
 	struct sym_frame frames[MAX_FRAMES];
 
-	while (buf && (!eof || len)) {
-		char *nl = memchr(buf, '\n', len);
+	/* buf[pos, len) holds input not yet consumed */
+	while (buf && (!eof || pos < len)) {
+		char *nl = memchr(buf + pos, '\n', len - pos);
 		if (!nl && !eof) {
 			/* nothing complete buffered: flush before we may block */
 			fflush(stdout);
+			memmove(buf, buf + pos, len - pos);
+			len -= pos;
+			pos = 0;
 			if (len == cap) {
 				char *nb = realloc(buf, cap * 2);
 				if (!nb)
@@ -135,14 +139,12 @@ int addr2line_main(int argc, char **argv)
 				len += (size_t)r;
 			continue;
 		}
-		size_t ll = nl ? (size_t)(nl - buf) : len;
+		size_t ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
 		char line[256];
 		size_t cl = ll < sizeof(line) - 1 ? ll : sizeof(line) - 1;
-		memcpy(line, buf, cl);
+		memcpy(line, buf + pos, cl);
 		line[cl] = '\0';
-		size_t consumed = nl ? ll + 1 : len;
-		memmove(buf, buf + consumed, len - consumed);
-		len -= consumed;
+		pos += nl ? ll + 1 : ll;
 		lineno++;
 
 		uint64_t addr;

@@ -24,16 +24,24 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elsz)
 }
 
 /* ------------------------------------------------ string pool + maps -- */
+struct ptrmap {
+	uintptr_t *k;     /* 0 = empty slot */
+	uint32_t *v;
+	uint32_t cap, n;
+	int *oom;
+};
+
 struct builder {
 	char *strs;
 	uint32_t strs_len, strs_cap;
 	/* content hash set of pool offsets */
 	uint32_t *sh;
 	uint32_t sh_cap, sh_n;
-	/* pointer -> pool offset cache (libdw strings are stable) */
-	const void **pk;
-	uint32_t *pv;
-	uint32_t p_cap, p_n;
+	/* libdw string pointer (+kind) -> pool offset; libdw strings are
+	 * stable for the Dwarf handle's life */
+	struct ptrmap strmap;
+	/* abstract origin DIE offset + 1 -> pool offset of its name */
+	struct ptrmap originmap;
 	const char *comp_dir;
 
 	struct rng { uint64_t lo, hi; uint32_t scope, depth; } *rngs;
@@ -101,55 +109,69 @@ static uint32_t pool_add(struct builder *b, const char *s)
 	return off;
 }
 
-/* kind 0: function name as is; kind 1: source path made kernel-relative */
-static uint32_t intern_ptr(struct builder *b, const char *p, int kind)
+/* slot of key (non-zero) in the map, created holding DWI_NONE; NULL on OOM */
+static uint32_t *ptrmap_slot(struct ptrmap *m, uintptr_t key)
 {
-	if (!p)
-		return DWI_NONE;
-	const void *key = (const char *)p + kind; /* names and paths never share a pointer+kind */
-	if (b->p_n * 2 >= b->p_cap) {
-		uint32_t nc = b->p_cap ? b->p_cap * 2 : 256;
-		const void **nk = calloc(nc, sizeof(*nk));
+	if (m->n * 2 >= m->cap) {
+		uint32_t nc = m->cap ? m->cap * 2 : 256;
+		uintptr_t *nk = calloc(nc, sizeof(*nk));
 		uint32_t *nv = malloc(nc * sizeof(*nv));
 		if (!nk || !nv) {
 			free(nk);
 			free(nv);
-			b->oom = 1;
-			return DWI_NONE;
+			*m->oom = 1;
+			return NULL;
 		}
-		for (uint32_t i = 0; i < b->p_cap; i++) {
-			if (!b->pk[i])
+		for (uint32_t i = 0; i < m->cap; i++) {
+			if (!m->k[i])
 				continue;
-			uint32_t j = (uint32_t)(((uintptr_t)b->pk[i] * 0x9E3779B97F4A7C15ULL) >> 32) & (nc - 1);
+			uint32_t j = (uint32_t)((m->k[i] * 0x9E3779B97F4A7C15ULL) >> 32) & (nc - 1);
 			while (nk[j])
 				j = (j + 1) & (nc - 1);
-			nk[j] = b->pk[i];
-			nv[j] = b->pv[i];
+			nk[j] = m->k[i];
+			nv[j] = m->v[i];
 		}
-		free(b->pk);
-		free(b->pv);
-		b->pk = nk;
-		b->pv = nv;
-		b->p_cap = nc;
+		free(m->k);
+		free(m->v);
+		m->k = nk;
+		m->v = nv;
+		m->cap = nc;
 	}
-	uint32_t j = (uint32_t)(((uintptr_t)key * 0x9E3779B97F4A7C15ULL) >> 32) & (b->p_cap - 1);
-	while (b->pk[j]) {
-		if (b->pk[j] == key)
-			return b->pv[j];
-		j = (j + 1) & (b->p_cap - 1);
+	uint32_t j = (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 32) & (m->cap - 1);
+	while (m->k[j]) {
+		if (m->k[j] == key)
+			return &m->v[j];
+		j = (j + 1) & (m->cap - 1);
 	}
-	uint32_t off;
+	m->k[j] = key;
+	m->v[j] = DWI_NONE;
+	m->n++;
+	return &m->v[j];
+}
+
+static void ptrmap_free(struct ptrmap *m)
+{
+	free(m->k);
+	free(m->v);
+}
+
+static uint32_t intern_ptr(struct builder *b, const char *p, int kind)
+{
+	if (!p)
+		return DWI_NONE;
+	uint32_t *slot = ptrmap_slot(&b->strmap, (uintptr_t)p * 2 + (uintptr_t)kind);
+	if (!slot)
+		return DWI_NONE;
+	if (*slot != DWI_NONE)
+		return *slot;
 	if (kind == 1) {
 		char rel[4096];
 		dwarf_path_relative(p, b->comp_dir, rel, sizeof(rel));
-		off = pool_add(b, rel);
+		*slot = pool_add(b, rel);
 	} else {
-		off = pool_add(b, p);
+		*slot = pool_add(b, p);
 	}
-	b->pk[j] = key;
-	b->pv[j] = off;
-	b->p_n++;
-	return off;
+	return *slot;
 }
 
 /* ------------------------------------------------------------- lines -- */
@@ -207,15 +229,26 @@ static int build_lines(struct builder *b, Dwarf_Die *cudie)
 }
 
 /* ------------------------------------------------------------ scopes -- */
-static const char *die_name(Dwarf_Die *die)
+/* function name of a scope DIE, through DW_AT_abstract_origin /
+ * DW_AT_specification; names are memoized per origin DIE */
+static uint32_t scope_name(struct builder *b, Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
-	const char *s = NULL;
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a))
-		s = dwarf_formstring(&a);
-	if (!s && dwarf_attr_integrate(die, DW_AT_name, &a))
-		s = dwarf_formstring(&a);
-	return s;
+	Dwarf_Die origin;
+	const char *s;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin)) {
+		uint32_t *slot = ptrmap_slot(&b->originmap, (uintptr_t)dwarf_dieoffset(&origin) + 1);
+		if (!slot)
+			return DWI_NONE;
+		if (*slot != DWI_NONE)
+			return *slot;
+		s = dwarf_attr_integrate(&origin, DW_AT_name, &a) ? dwarf_formstring(&a) : NULL;
+		*slot = s ? intern_ptr(b, s, 0) : DWI_NONE;
+		return *slot;
+	}
+	s = dwarf_attr_integrate(die, DW_AT_name, &a) ? dwarf_formstring(&a) : NULL;
+	return s ? intern_ptr(b, s, 0) : DWI_NONE;
 }
 
 static int add_scope(struct builder *b, Dwarf_Die *die, int32_t parent, uint32_t depth, bool inl)
@@ -238,7 +271,7 @@ static int add_scope(struct builder *b, Dwarf_Die *die, int32_t parent, uint32_t
 	if (grow((void **)&b->scopes, &b->scopes_cap, b->nscopes + 1, sizeof(*b->scopes)))
 		return -2;
 	struct dwi_scope *s = &b->scopes[b->nscopes++];
-	s->name = intern_ptr(b, die_name(die), 0);
+	s->name = scope_name(b, die);
 	if (s->name == DWI_NONE)
 		s->name = pool_add(b, "??");
 	s->parent = parent;
@@ -358,6 +391,8 @@ int dwarf_index_build(Dwarf_Die *cudie, struct dwi_cu *out)
 
 	memset(&b, 0, sizeof(b));
 	memset(out, 0, sizeof(*out));
+	b.strmap.oom = &b.oom;
+	b.originmap.oom = &b.oom;
 	b.comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 	if (dwarf_getsrcfiles(cudie, &b.files, &b.nfiles) != 0)
 		b.files = NULL;
@@ -384,8 +419,8 @@ out:
 	free(b.lines);
 	free(b.strs);
 	free(b.sh);
-	free(b.pk);
-	free(b.pv);
+	ptrmap_free(&b.strmap);
+	ptrmap_free(&b.originmap);
 	free(b.rngs);
 	return ret;
 }

@@ -18,7 +18,7 @@
 /* CUs indexed between two libdw handle recycles: libdw keeps every line
  * table and abbrev it ever read until dwarf_end, so dropping the handle
  * bounds peak memory on big batches */
-#define RECYCLE_EVERY 384
+#define RECYCLE_EVERY 128
 
 static int range_cmp(const void *pa, const void *pb)
 {

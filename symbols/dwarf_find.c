@@ -1,0 +1,104 @@
+/* dwarf_find.c - locates the vmlinux with DWARF for a recorded kernel
+ * release in the standard places (optionally under $RETSNOOP_DEBUG_ROOT),
+ * checks its GNU build-id, and falls back to a libdebuginfod fetch by
+ * build-id when DEBUGINFOD_URLS is set (see dwarf_sym.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/debuginfod.h>
+#include "dwarf_sym.h"
+
+static const char *const places[] = {
+	"/usr/lib/debug/boot/vmlinux-%s",
+	"/boot/vmlinux-%s",
+	"/lib/modules/%s/build/vmlinux",
+	"/usr/lib/debug/lib/modules/%s/vmlinux",
+};
+
+/* 1: candidate usable (exists, ELF, build-id matches when asked) */
+static int check_candidate(const char *path, const uint8_t *bid, size_t len,
+			   char **mismatch_path, char *mismatch_id, size_t idlen)
+{
+	uint8_t got[64];
+	if (access(path, R_OK))
+		return 0;
+	int n = elf_file_build_id(path, got, sizeof(got));
+	if (n < 0)
+		return 0;
+	if (!len)
+		return 1;
+	if ((size_t)n == len && !memcmp(got, bid, len))
+		return 1;
+	if (mismatch_path && !*mismatch_path) {
+		*mismatch_path = strdup(path);
+		if (idlen > 2 * (size_t)n)
+			dwarf_build_id_hex(got, (size_t)n, mismatch_id);
+	}
+	return 0;
+}
+
+char *dwarf_find_vmlinux(const char *release, const uint8_t *build_id, size_t len,
+			 char **mismatch_path, char *err, size_t errlen)
+{
+	char path[4096], rel[4096];
+	char mm_id[129] = "";
+	char *mm = NULL;
+	const char *root = getenv("RETSNOOP_DEBUG_ROOT");
+	const char *roots[2] = { root && *root ? root : NULL, "" };
+
+	if (mismatch_path)
+		*mismatch_path = NULL;
+	if (len > 64)
+		len = 64;
+	for (int r = 0; r < 2 && release && *release; r++) {
+		if (!roots[r])
+			continue;
+		for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+			snprintf(rel, sizeof(rel), places[i], release);
+			snprintf(path, sizeof(path), "%s%s", roots[r], rel);
+			if (check_candidate(path, build_id, len, &mm, mm_id, sizeof(mm_id)))  {
+				free(mm);
+				return strdup(path);
+			}
+		}
+	}
+
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (len && urls && *urls) {
+		debuginfod_client *c = debuginfod_begin();
+		if (c) {
+			char *got = NULL;
+			int fd = debuginfod_find_debuginfo(c, build_id, (int)len, &got);
+			debuginfod_end(c);
+			if (fd >= 0) {
+				close(fd);
+				if (got) {
+					free(mm);
+					return got;
+				}
+			}
+			free(got);
+		}
+	}
+
+	char want[129];
+	dwarf_build_id_hex(build_id, len, want);
+	if (mm) {
+		snprintf(err, errlen, "%s has build-id %s, the recording's kernel has %s",
+			 mm, mm_id[0] ? mm_id : "(none)", want);
+		if (mismatch_path)
+			*mismatch_path = mm;
+		else
+			free(mm);
+	} else {
+		snprintf(err, errlen,
+			 "no vmlinux with debug info found for kernel %s%s%s (install the "
+			 "linux-image-%s-dbg package, pass -k PATH, or set DEBUGINFOD_URLS)",
+			 release && *release ? release : "(unknown release)",
+			 len ? ", build-id " : "", len ? want : "",
+			 release && *release ? release : "RELEASE");
+	}
+	return NULL;
+}
