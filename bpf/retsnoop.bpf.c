@@ -452,8 +452,13 @@ static __always_inline void handle_entry(void *ctx, u32 id)
 		return;
 	}
 	d = s->depth;
-	if (d != s->max_depth && s->is_err)
-		save_error_chain(s);
+	if (d != s->max_depth) {
+		/* deeper data is about to be overwritten: -I keeps a snapshot */
+		if (emit_interim && (emit_success || s->is_err))
+			submit_session(ctx, s, RS_SESS_INTERIM);
+		if (s->is_err)
+			save_error_chain(s);
+	}
 
 	now = bpf_ktime_get_ns();
 	if (d >= RS_MAX_FSTACK_DEPTH)

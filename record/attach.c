@@ -29,7 +29,7 @@ static const char *errname(int e)
 }
 
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, char *err, size_t errlen)
+		enum attach_mode mode, bool use_lbr, char *err, size_t errlen)
 {
 	struct retsnoop_bpf *s;
 	int e;
@@ -45,7 +45,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	s->rodata->emit_success = o->success == 1;
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
-	s->rodata->use_lbr = false;   /* set by the LBR setup when perf events open */
+	s->rodata->use_lbr = use_lbr;
 	s->rodata->filter_tgid = o->npids > 0 || o->cmd != NULL;
 	s->rodata->deny_tgid = o->nnopids > 0;
 	s->rodata->filter_comm = o->ncomms > 0;

@@ -27,7 +27,7 @@ struct tracer {
 };
 
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, char *err, size_t errlen);
+		enum attach_mode mode, bool use_lbr, char *err, size_t errlen);
 /* pid filters (-p/-P and the spawned child), comm filters, function tables */
 int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		     pid_t child, char *err, size_t errlen);

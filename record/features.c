@@ -117,6 +117,7 @@ uint32_t features_mask(const struct features *f)
 	if (f->fentry) m |= RSF_FEAT_FENTRY;
 	if (f->ringbuf) m |= RSF_FEAT_RINGBUF;
 	if (f->branch_snapshot) m |= RSF_FEAT_BRANCH_SNAPSHOT;
+	if (f->lbr) m |= RSF_FEAT_LBR;
 	return m;
 }
 

@@ -19,6 +19,7 @@ struct features {
 	bool fentry;
 	bool ringbuf;
 	bool branch_snapshot;
+	bool lbr;                /* LBR perf events are running */
 	int kprobe_multi_err;    /* errno of the probe, 0 if fine */
 	int fentry_err;
 	char why_kprobes[256];

@@ -6,6 +6,7 @@
 #include "record/capture.h"
 #include "record/features.h"
 #include "record/kernel_info.h"
+#include "record/lbr.h"
 #include "record/options.h"
 #include "record/select.h"
 #include "record/spawn.h"
@@ -160,6 +161,8 @@ int main(int argc, char **argv)
 	struct rsf_meta meta;
 	struct rsf_stats stats;
 	struct kmodules mods = {0};
+	struct lbr_events lbr = {0};
+	char lbr_why[256] = "";
 	struct rsf_ksym *snap = NULL;
 	struct rsf_func *funcs = NULL;
 	enum attach_mode mode;
@@ -283,7 +286,9 @@ int main(int argc, char **argv)
 		}
 		have_child = true;
 	}
-	if (tracer_open(&tr, &o, &sel, mode, err, sizeof(err)) ||
+	if (o.lbr && lbr_open(&lbr, o.lbr_flags, feat.branch_snapshot, lbr_why, sizeof(lbr_why)) == 0)
+		feat.lbr = true;
+	if (tracer_open(&tr, &o, &sel, mode, feat.lbr, err, sizeof(err)) ||
 	    tracer_configure(&tr, &o, &sel, have_child ? child.pid : 0, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		goto out;
@@ -315,8 +320,8 @@ int main(int argc, char **argv)
 		    (o.lbr ? RSF_MODE_LBR : 0) | (o.success == 1 ? RSF_MODE_SUCCESS : 0) |
 		    (o.interim ? RSF_MODE_INTERIM : 0);
 	meta.lbr_flags = o.lbr_flags;
-	if (o.lbr)
-		snprintf(meta.lbr_status, sizeof(meta.lbr_status), "LBR capture is not implemented in this build");
+	if (o.lbr && !feat.lbr)
+		snprintf(meta.lbr_status, sizeof(meta.lbr_status), "%s", lbr_why);
 	kmodules_load(&mods);
 	snap = ksyms_snapshot(ks, &nsnap);
 	funcs = calloc(sel.n, sizeof(*funcs));
@@ -330,7 +335,7 @@ int main(int argc, char **argv)
 		funcs[i].name = sel.v[i].name;
 		funcs[i].module = sel.v[i].module;
 	}
-	if (o.lbr)
+	if (o.lbr && !feat.lbr)
 		fprintf(stderr, "%s: LBR (-B) unavailable: %s; recording continues without it\n",
 			PROG, meta.lbr_status);
 	w = rsf_writer_open(o.output, &meta, snap, nsnap, mods.v, mods.n, funcs, sel.n,
@@ -370,7 +375,7 @@ int main(int argc, char **argv)
 		stats.end_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	}
 	if (rsf_writer_close(w, &stats)) {
-		fprintf(stderr, "%s: finishing the recording failed: %s\n", PROG, rsf_writer_error(w));
+		fprintf(stderr, "%s: finishing the recording failed: %s\n", PROG, rsf_writer_error(NULL));
 		w = NULL;
 		r = -1;
 	}
@@ -401,6 +406,7 @@ out:
 		rsf_writer_close(w, NULL);
 	if (tr.skel)
 		tracer_close(&tr);
+	lbr_close(&lbr);
 	free(snap);
 	free(funcs);
 	kmodules_free(&mods);
