@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# run.sh - DWARF symbolizer correctness: compares `retsnoop-report
+# addr2line -i` with `llvm-symbolizer --inlining` on the Debian -dbg vmlinux
+# (VMLINUX, or VMLINUX_DBG from $KENV, default /opt/retsnoop-kernels/6.12.env)
+# over three address sets: 2000 call-site return addresses (-1), 2000
+# function entries, and a stack, cold and then warm (cache), and checks the
+# cache survives truncation. Prints "dwarf-*: N passed, N failed" lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+KENV=${KENV:-/opt/retsnoop-kernels/6.12.env}
+if [ -z "${VMLINUX:-}" ] && [ -f "$KENV" ]; then VMLINUX=$(. "$KENV"; echo "${VMLINUX_DBG:-}"); fi
+if [ -z "${VMLINUX:-}" ] || [ ! -f "$VMLINUX" ]; then
+	echo "dwarf: no vmlinux with DWARF (run scripts/fetch-kernels.sh or set VMLINUX)"
+	echo "dwarf-setup: 0 passed, 1 failed"; exit 1
+fi
+LLVM=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14) || {
+	echo "dwarf-setup: llvm-symbolizer missing (apt-get install llvm)"; echo "dwarf-setup: 0 passed, 1 failed"; exit 1; }
+REPORT=${REPORT:-build/retsnoop-report}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+ADDRS_DIR=${ADDRS_DIR:-${TMPDIR:-/tmp}/retsnoop-bench-addrs}
+tests/dwarf/mkaddrs.sh "$VMLINUX" "$ADDRS_DIR" || { echo "dwarf-setup: 0 passed, 1 failed"; exit 1; }
+seeded() { openssl enc -aes-256-ctr -pass pass:"$1" -nosalt </dev/zero 2>/dev/null || yes "$1"; }
+shuf -n 2000 --random-source=<(seeded rets) "$ADDRS_DIR/rets.txt" >"$W/rets.txt"
+shuf -n 2000 --random-source=<(seeded ents) "$ADDRS_DIR/entries.txt" >"$W/entries.txt"
+# a stack: the deepest frame's exact IP, then return addresses - 1; captured
+# stacks come from tests/dwarf/stack-*.txt when present (function+0xoff
+# lines resolved through nm), else one is built along real call edges
+STACK_SRC=$(ls tests/dwarf/stack-*.txt 2>/dev/null | head -1)
+if [ -n "$STACK_SRC" ]; then
+	nm "$VMLINUX" | awk '$2 ~ /^[tT]$/ { print $3, $1 }' >"$W/nm.txt"
+	python3 - "$W/nm.txt" "$STACK_SRC" >"$W/stack.txt" <<'PY'
+import sys, re
+syms = {}
+for l in open(sys.argv[1]):
+    n, a = l.split(); syms.setdefault(n, int(a, 16))
+first = True
+for l in open(sys.argv[2]):
+    m = re.match(r'\s*([A-Za-z0-9_.]+)\+0x([0-9a-f]+)', l)
+    if not m or m.group(1) not in syms: continue
+    a = syms[m.group(1)] + int(m.group(2), 16)
+    print(hex(a if first else a - 1)); first = False
+PY
+else
+	head -40 "$W/rets.txt" >"$W/stack.txt"
+fi
+
+FAIL=0
+export XDG_CACHE_HOME="$W/cache"
+for set in rets entries stack; do
+	for pass in cold warm; do
+		"$REPORT" addr2line -e "$VMLINUX" -i <"$W/$set.txt" >"$W/ours-$set-$pass.txt" 2>"$W/err" ||
+			{ echo "dwarf-$set-$pass: addr2line failed: $(head -1 "$W/err")"; }
+	done
+	"$LLVM" --inlining -e "$VMLINUX" <"$W/$set.txt" >"$W/llvm-$set.txt"
+	python3 tests/dwarf/compare.py --name "dwarf-compare-$set" "$W/$set.txt" \
+		"$W/ours-$set-cold.txt" "$W/llvm-$set.txt" --show 5 || FAIL=1
+	if cmp -s "$W/ours-$set-cold.txt" "$W/ours-$set-warm.txt"; then
+		echo "dwarf-warm-$set: 1 passed, 0 failed"
+	else
+		echo "dwarf-warm-$set: cached output differs from cold output"
+		echo "dwarf-warm-$set: 0 passed, 1 failed"; FAIL=1
+	fi
+done
+
+# damaged caches: truncated, flipped byte, garbage; must give the cold output
+IDX=$(ls "$XDG_CACHE_HOME"/retsnoop/*.idx 2>/dev/null | head -1)
+if [ -z "$IDX" ]; then
+	echo "dwarf-cache: no cache file written"; echo "dwarf-cache: 0 passed, 1 failed"; exit 1
+fi
+cp "$IDX" "$W/good.idx"
+P=0 F=0
+damage() {
+	case $1 in
+	truncate) truncate -s $(( $(stat -c %s "$W/good.idx") / 2 )) "$IDX" ;;
+	flip) cp "$W/good.idx" "$IDX"
+	      printf '\xff\xff\xff\xff' | dd of="$IDX" bs=1 seek=$(( $(stat -c %s "$IDX") - 5000 )) conv=notrunc status=none ;;
+	garbage) head -c 100000 /dev/urandom >"$IDX" ;;
+	empty) : >"$IDX" ;;
+	esac
+}
+for kind in truncate flip garbage empty; do
+	damage "$kind"
+	if "$REPORT" addr2line -e "$VMLINUX" -i <"$W/rets.txt" >"$W/damaged.txt" 2>"$W/err" &&
+	   cmp -s "$W/damaged.txt" "$W/ours-rets-cold.txt"; then
+		P=$((P + 1))
+	else
+		echo "  cache damage '$kind': wrong output or failure: $(head -1 "$W/err")"; F=$((F + 1))
+	fi
+done
+echo "dwarf-cache: $P passed, $F failed"
+[ "$F" = 0 ] || FAIL=1
+exit $FAIL
