@@ -1,5 +1,5 @@
 /* main.c - retsnoop-report: reads a recording made by retsnoop-record and
- * renders every session in upstream retsnoop's stack view, then the
+ * renders every session in upstream retsnoop's trace, LBR and stack views, then the
  * recording's drop statistics. Exit status: 0 ok, 2 usage error or a
  * damaged recording (everything before the damage is still rendered). */
 #include <stdarg.h>
@@ -27,6 +27,12 @@ static void usage(FILE *f)
 		"  -C stacks.dec-offs=BOOL      function offsets in decimal\n"
 		"  -C stacks.unfiltered=BOOL    keep BPF trampoline/program frames\n"
 		"  -C stacks.symb-mode=MODE     none, linenum or inlines (like -sn/-s/-ss)\n"
+		"  -C fmt.lbr-max-count=N       at most N LBR entries per sample\n"
+		"Views (default: every view the recording has, in the order trace, LBR, stack):\n"
+		"  -T, --trace              function call trace view (only it, unless -E too)\n"
+		"  -E, --call-stack         call stack view\n"
+		"  -B, --lbr                LBR view\n"
+		"      --lbr-max-count N    same as -C fmt.lbr-max-count=N\n"
 		"  -v                       verbose: recording details and totals on stderr\n"
 		"  -h, --help               this help\n"
 		"      --version            print the version\n");
@@ -72,6 +78,17 @@ static const char *parse_config(const char *kv, struct report_opts *o)
 		return msg;
 	}
 	klen = (size_t)(eq - kv);
+	if (klen == strlen("fmt.lbr-max-count") && !strncmp(kv, "fmt.lbr-max-count", klen)) {
+		char *end;
+		long v = strtol(eq + 1, &end, 10);
+
+		if (!eq[1] || *end || v < 0 || v > 1000000) {
+			snprintf(msg, sizeof(msg), "invalid fmt.lbr-max-count '%s' (a number >= 0)", eq + 1);
+			return msg;
+		}
+		o->lbr_max_count = (int)v;
+		return NULL;
+	}
 	if (klen == strlen("stacks.symb-mode") && !strncmp(kv, "stacks.symb-mode", klen)) {
 		const char *v = eq + 1;
 
@@ -131,6 +148,8 @@ int main(int argc, char **argv)
 	const struct rsf_func *funcs;
 	size_t nksyms, nmods, nfuncs;
 	enum rsf_status st;
+	bool want_trace = false, want_stack = false, want_lbr = false;
+	uint32_t mode;
 	int ret = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -142,6 +161,23 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--version")) {
 			printf(PROG " %s (recording format %d)\n", REPORT_VERSION, RSF_FORMAT_VERSION);
 			return 0;
+		} else if (!strcmp(a, "-T") || !strcmp(a, "--trace")) {
+			want_trace = true;
+		} else if (!strcmp(a, "-E") || !strcmp(a, "--call-stack")) {
+			want_stack = true;
+		} else if (!strcmp(a, "-B") || !strcmp(a, "--lbr")) {
+			want_lbr = true;
+		} else if (!strcmp(a, "--lbr-max-count") || !strncmp(a, "--lbr-max-count=", 16)) {
+			const char *v = a[15] ? a + 16 : (i + 1 < argc ? argv[++i] : NULL);
+			char kv[64];
+			const char *msg;
+
+			if (!v)
+				return usage_error("option '%s' needs a number", a);
+			snprintf(kv, sizeof(kv), "fmt.lbr-max-count=%.40s", v);
+			msg = parse_config(kv, &opts);
+			if (msg)
+				return usage_error("%s", msg);
 		} else if (!strcmp(a, "-s")) {
 			opts.symb = SYMB_LINES;
 		} else if (!strcmp(a, "-ss")) {
@@ -184,6 +220,36 @@ int main(int argc, char **argv)
 	rd = rsf_reader_open(path, err, sizeof(err));
 	if (!rd)
 		return usage_error("%s", err);
+	/* views: what was recorded, or what was asked for (upstream: -T
+	 * alone drops the stack view, -B alone keeps it) */
+	mode = rsf_reader_meta(rd)->mode;
+	{
+		const char *missing = NULL;
+
+		if (want_trace && !(mode & RSF_MODE_TRACE))
+			missing = "function call trace (-T)";
+		else if (want_lbr && !(mode & RSF_MODE_LBR))
+			missing = "LBR (-B)";
+		else if (want_stack && !(mode & RSF_MODE_STACKS))
+			missing = "call stack (-E)";
+		if (missing) {
+			fprintf(stderr, PROG ": %s: the %s view was not recorded in this file\n",
+				path, missing);
+			rsf_reader_close(rd);
+			return 2;
+		}
+	}
+	if (want_trace || want_stack || want_lbr) {
+		opts.show_trace = want_trace;
+		opts.show_lbr = want_lbr;
+		opts.show_stack = want_stack || (!want_trace && (mode & RSF_MODE_STACKS));
+	} else {
+		opts.show_trace = mode & RSF_MODE_TRACE;
+		opts.show_lbr = mode & RSF_MODE_LBR;
+		/* a recording naming no view still has stacks in its END records */
+		opts.show_stack = (mode & RSF_MODE_STACKS) ||
+				  !(mode & (RSF_MODE_TRACE | RSF_MODE_LBR));
+	}
 	ksyms = rsf_reader_ksyms(rd, &nksyms);
 	mods = rsf_reader_modules(rd, &nmods);
 	funcs = rsf_reader_funcs(rd, &nfuncs);

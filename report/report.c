@@ -8,18 +8,24 @@
 #include <string.h>
 #include <time.h>
 #include "report.h"
+#include "lbr_view.h"
 #include "stack_view.h"
 #include "symbolize.h"
+#include "trace_view.h"
 
 #define SESS_BUCKETS 1024
+/* per-session bound on buffered -T records (40 bytes each); records past it
+ * are counted and show up as a trailing "missing records" row */
+#define SESS_MAX_TRACE_RECS (1u << 20)
 
 /* buffered per-session data (records of the session seen so far) */
 struct sess {
 	struct sess *next;
 	uint64_t sess_id;
-	size_t nrecs;          /* records buffered (START, trace, LBR) */
-	void **recs;
-	size_t cap;
+	struct rs_rec_trace *trace;   /* -T records, arrival order */
+	size_t ntrace, trace_cap;
+	uint64_t trace_overflow;      /* records not kept: SESS_MAX_TRACE_RECS */
+	struct rs_rec_lbr *lbr;       /* latest LBR record, consumed by the next END */
 };
 
 struct report {
@@ -32,6 +38,8 @@ struct report {
 	struct sess *buckets[SESS_BUCKETS];
 	uint64_t sessions_rendered, interim_rendered, sessions_ignored;
 	uint64_t sessions_with_drops, bad_records;
+	uint64_t orphan_records;      /* trace records of sessions never started */
+	uint64_t trace_overflow;
 };
 
 struct report *report_new(const struct rsf_meta *meta,
@@ -89,33 +97,53 @@ static void sess_drop(struct report *r, uint64_t id)
 	if (!s)
 		return;
 	*pp = s->next;
-	for (size_t i = 0; i < s->nrecs; i++)
-		free(s->recs[i]);
-	free(s->recs);
+	free(s->trace);
+	free(s->lbr);
 	free(s);
 }
 
-static int sess_keep(struct report *r, uint64_t id, const struct rs_rec_hdr *h)
+/* a -T record: kept only for sessions whose START was seen */
+static int sess_keep_trace(struct report *r, uint64_t id, const struct rs_rec_hdr *h)
 {
-	struct sess *s = sess_get(r, id, true);
-	void *copy;
+	struct sess *s = sess_get(r, id, false);
+	struct rs_rec_trace *t;
 
-	if (!s)
-		return -1;
-	if (s->nrecs == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		void **v = realloc(s->recs, cap * sizeof(*v));
+	if (!s) {
+		r->orphan_records++;
+		return 0;
+	}
+	if (s->ntrace >= SESS_MAX_TRACE_RECS) {
+		s->trace_overflow++;
+		r->trace_overflow++;
+		return 0;
+	}
+	if (s->ntrace == s->trace_cap) {
+		size_t cap = s->trace_cap ? s->trace_cap * 2 : 64;
+		struct rs_rec_trace *v = realloc(s->trace, cap * sizeof(*v));
 
 		if (!v)
 			return -1;
-		s->recs = v;
-		s->cap = cap;
+		s->trace = v;
+		s->trace_cap = cap;
 	}
-	copy = malloc(h->size);
-	if (!copy)
+	t = &s->trace[s->ntrace++];
+	memset(t, 0, sizeof(*t));
+	memcpy(t, h, h->size < sizeof(*t) ? h->size : sizeof(*t));
+	return 0;
+}
+
+/* an LBR record: the latest one of the session is kept until its END */
+static int sess_keep_lbr(struct report *r, uint64_t id, const struct rs_rec_hdr *h)
+{
+	struct sess *s = sess_get(r, id, true);
+
+	if (!s)
 		return -1;
-	memcpy(copy, h, h->size);
-	s->recs[s->nrecs++] = copy;
+	if (!s->lbr && !(s->lbr = malloc(sizeof(*s->lbr))))
+		return -1;
+	memset(s->lbr, 0, sizeof(*s->lbr));
+	memcpy(s->lbr, h, h->size < sizeof(*s->lbr) ? h->size : sizeof(*s->lbr));
+	s->lbr->hdr.size = h->size < sizeof(*s->lbr) ? h->size : sizeof(*s->lbr);
 	return 0;
 }
 
@@ -144,8 +172,45 @@ static void copy_comm(char *dst, const char *src)
 	dst[n] = '\0';
 }
 
+/* the -T view of session S (NULL: its START was never seen) */
+static void render_trace(struct report *r, const struct sess *s, const struct rs_rec_session_end *e)
+{
+	struct tv_table t = {0};
+
+	fputc('\n', r->out);
+	if (trace_view_build(&t, s ? s->trace : NULL, s ? s->ntrace : 0, r->funcs, r->nfuncs,
+			     e->last_seq_id) == 0)
+		trace_view_print(r->out, &t);
+	else
+		fprintf(r->out, "(out of memory rendering the function call trace)\n");
+	tv_table_free(&t);
+	if (s && s->trace_overflow)
+		fprintf(r->out, "WARNING! %" PRIu64 " trace record(s) of this session were not kept "
+			"(more than %u buffered).\n", s->trace_overflow, SESS_MAX_TRACE_RECS);
+}
+
+/* the -B view of session S: branches relevant to the deepest traced function */
+static void render_lbr(struct report *r, const struct sess *s, const struct rs_rec_session_end *e)
+{
+	struct lv_opts lo = {
+		.emit_addrs = r->opts.emit_addrs,
+		.dec_offs = r->opts.dec_offs,
+		.unfiltered = r->opts.unfiltered,
+		.max_count = r->opts.lbr_max_count,
+	};
+	uint64_t func_addr = 0;
+
+	if (r->meta->lbr_status[0])   /* not captured at all: the recorder said why */
+		return;
+	if (e->nframes && e->frames[e->nframes - 1].func_id < r->nfuncs)
+		func_addr = r->funcs[e->frames[e->nframes - 1].func_id].addr;
+	fputc('\n', r->out);
+	lbr_view_render(r->out, r->sym, s ? s->lbr : NULL, func_addr, &lo);
+}
+
 static void render_session(struct report *r, const struct rs_rec_session_end *e, int nk)
 {
+	struct sess *s = sess_get(r, e->sess_id, false);
 	struct sv_frame lf[RS_MAX_FSTACK_DEPTH];
 	struct sv_opts so = {
 		.emit_addrs = r->opts.emit_addrs,
@@ -187,6 +252,15 @@ static void render_session(struct report *r, const struct rs_rec_session_end *e,
 	copy_comm(tcomm, e->task_comm);
 	copy_comm(pcomm, e->proc_comm);
 	fprintf(r->out, "%s -> %s TID/PID %u/%u (%s/%s):\n", ts1, ts2, e->tid, e->pid, tcomm, pcomm);
+
+	if (r->opts.show_trace)
+		render_trace(r, s, e);
+	if (r->opts.show_lbr)
+		render_lbr(r, s, e);
+	if (s && s->lbr) {   /* consumed: a later snapshot brings its own */
+		free(s->lbr);
+		s->lbr = NULL;
+	}
 
 	if (r->opts.show_stack) {
 		fputc('\n', r->out);
@@ -268,14 +342,25 @@ int report_feed(struct report *r, const struct rs_rec_hdr *rec)
 		return feed_session_end(r, rec);
 	case RS_REC_SESSION_START:
 		sess_drop(r, *sess_id);   /* a new session purges stale state */
-		return sess_keep(r, *sess_id, rec);
+		return sess_get(r, *sess_id, true) ? 0 : -1;
 	case RS_REC_TRACE_ENTRY:
 	case RS_REC_TRACE_EXIT:
-	case RS_REC_LBR:
-		/* kept for the trace and LBR views until the session ends */
-		if (!r->opts.show_trace && !r->opts.show_lbr)
+		/* kept for the trace view until the session ends */
+		if (!r->opts.show_trace)
 			return 0;
-		return sess_keep(r, *sess_id, rec);
+		if (rec->size < offsetof(struct rs_rec_trace, res)) {
+			r->bad_records++;
+			return 0;
+		}
+		return sess_keep_trace(r, *sess_id, rec);
+	case RS_REC_LBR:
+		if (!r->opts.show_lbr)
+			return 0;
+		if (rec->size < offsetof(struct rs_rec_lbr, lbrs)) {
+			r->bad_records++;
+			return 0;
+		}
+		return sess_keep_lbr(r, *sess_id, rec);
 	default:
 		r->bad_records++;
 		return 0;
@@ -322,6 +407,9 @@ void report_finish(struct report *r, const struct rsf_stats *stats)
 				stats->records_written, stats->chunks_written, stats->funcs_attached,
 				stats->attach_ns / 1000000, stats->detach_ns / 1000000);
 	}
+	if (r->orphan_records)
+		fprintf(stderr, "retsnoop-report: skipped %" PRIu64 " trace record(s) of sessions "
+			"whose start was not recorded\n", r->orphan_records);
 	if (r->bad_records)
 		fprintf(stderr, "retsnoop-report: skipped %" PRIu64 " malformed record(s)\n", r->bad_records);
 	fflush(r->out);

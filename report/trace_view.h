@@ -1,0 +1,49 @@
+/* trace_view.h - upstream retsnoop's function-call trace view (-T): one
+ * row per entry (`→`) / exit (`←`) record of a session, entry+exit pairs
+ * with consecutive sequence ids collapsed into one `↔` row, a visible
+ * `‼ ... missing N records ...` row for every gap in sequence ids, and
+ * per-table column widths. Building is separate from printing so tests
+ * can check rows and layout independently. */
+#ifndef RS_TRACE_VIEW_H
+#define RS_TRACE_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "../format/rsfile.h"
+
+#define TV_MAX_INDENT_LEVELS 20   /* deeper calls are drawn at this indentation */
+
+enum tv_row_kind {
+	TV_ROW_ENTRY,      /* → name */
+	TV_ROW_EXIT,       /* ← name  [res]  dur */
+	TV_ROW_LEAF,       /* ↔ name  [res]  dur */
+	TV_ROW_GAP,        /* ‼ ... missing N records ... */
+};
+
+struct tv_row {
+	enum tv_row_kind kind;
+	uint32_t seq_id;     /* first seq id of the row (gap: first missing one) */
+	uint32_t missing;    /* gap rows: how many records */
+	char sym[384];       /* indentation, glyph, name (bytes, UTF-8) */
+	char res[40];
+	char dur[32];
+};
+
+struct tv_table {
+	struct tv_row *rows;
+	int n, cap;
+};
+
+/* recs: the session's trace records (RS_REC_TRACE_ENTRY/EXIT) in arrival
+ * order; only records with seq_id <= last_seq_id are shown (interim
+ * snapshots), and a trailing gap up to last_seq_id is shown too.
+ * funcs: the recording's traced-function table (names, result flags).
+ * Returns 0, or -1 when out of memory. */
+int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t n,
+		     const struct rsf_func *funcs, size_t nfuncs, uint32_t last_seq_id);
+/* header, dashes line and rows */
+void trace_view_print(FILE *out, const struct tv_table *t);
+void tv_table_free(struct tv_table *t);
+
+#endif
