@@ -25,6 +25,8 @@ LIB_SRCS    := $(COMMON_SRCS) $(FORMAT_SRCS) $(REPORT_SRCS)
 TEST_SRCS   := $(wildcard tests/unit/test_*.c)
 
 LIB_OBJS    := $(LIB_SRCS:%.c=$(O)/%.o)
+BASE_OBJS   := $(COMMON_SRCS:%.c=$(O)/%.o) $(FORMAT_SRCS:%.c=$(O)/%.o)
+REPORT_OBJS := $(REPORT_SRCS:%.c=$(O)/%.o)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(O)/%.o)
 ASAN_OBJS   := $(LIB_SRCS:%.c=$(O)/asan/%.o) $(RECORD_SRCS:%.c=$(O)/asan/%.o)
 TEST_BINS   := $(TEST_SRCS:tests/unit/%.c=$(O)/tests/%)
@@ -55,10 +57,11 @@ $(O)/asan/%.o: %.c $(HDRS) $(O)/retsnoop.skel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SANFLAGS) -c $< -o $@
 
-$(O)/retsnoop-record: $(O)/record/main.o $(RECORD_OBJS) $(LIB_OBJS)
+# record/ and report/ never link each other: only the live tool composes them
+$(O)/retsnoop-record: $(O)/record/main.o $(RECORD_OBJS) $(BASE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/retsnoop-report: $(O)/report/main.o $(LIB_OBJS)
+$(O)/retsnoop-report: $(O)/report/main.o $(REPORT_OBJS) $(BASE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/retsnoop: $(O)/live/main.o $(RECORD_OBJS) $(LIB_OBJS)

@@ -16,6 +16,7 @@ enum {
 	OPT_DRY_RUN = 0x100,
 	OPT_CONFIG_HELP,
 	OPT_OUTPUT,
+	OPT_LBR_MAX_COUNT,
 };
 
 static const struct option long_opts[] = {
@@ -42,6 +43,8 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "config", required_argument, NULL, 'C' },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "symbolize", optional_argument, NULL, 's' },
+	{ "lbr-max-count", required_argument, NULL, OPT_LBR_MAX_COUNT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -155,6 +158,12 @@ static int parse_config(struct record_opts *o, const char *kv, const char *prog)
 
 	if (!eq || !strchr(kv, '.') || strchr(kv, '.') > eq)
 		return fail(prog, "malformed -C '%s': expected group.key=value", kv);
+	if (o->live && (!strncmp(kv, "stacks.", 7) || !strncmp(kv, "fmt.", 4))) {
+		if (o->nreport_cfg >= 32)
+			return fail(prog, "too many -C values at '%s'", kv);
+		o->report_cfg[o->nreport_cfg++] = kv;
+		return 0;
+	}
 	if (strncmp(kv, "bpf.ringbuf-size=", 17) == 0) {
 		if (parse_u64(eq + 1, &v) || v < 4096 || (v & (v - 1)))
 			return fail(prog, "bad bpf.ringbuf-size '%s': must be a power of two >= 4096", eq + 1);
@@ -186,19 +195,21 @@ static void build_cmdline(struct record_opts *o, int argc, char **argv)
 	}
 }
 
-int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog)
+static int parse(struct record_opts *o, int argc, char **argv, const char *prog, bool live)
 {
 	int c, success_yes = 0, success_no = 0;
 	uint64_t v;
 
 	memset(o, 0, sizeof(*o));
+	o->live = live;
+	o->symb = -1;
 	o->success = -1;
 	o->ringbuf_size = 8 << 20;
 	o->sessions_size = 4096;
 	build_cmdline(o, argc, argv);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::k:o:C:vVh",
+	while ((c = getopt_long(argc, argv, live ? ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::k:o:C:s::vVh" : ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::k:o:C:vVh",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -300,6 +311,30 @@ int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *
 				return -1;
 			break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case 's':
+			if (!live)
+				return fail(prog, "unknown option '%s'", argv[optind - 1]);
+			if (!optarg || !strcmp(optarg, "l") || !strcmp(optarg, "linenum"))
+				o->symb = 1;
+			else if (!strcmp(optarg, "s") || !strcmp(optarg, "i") || !strcmp(optarg, "inlines"))
+				o->symb = 2;
+			else if (!strcmp(optarg, "n") || !strcmp(optarg, "none"))
+				o->symb = 0;
+			else
+				return fail(prog, "bad -s value '%s': use -s, -ss or -sn", optarg);
+			break;
+		case OPT_LBR_MAX_COUNT: {
+			static char buf[64];
+
+			if (!live)
+				return fail(prog, "unknown option '%s'", argv[optind - 1]);
+			if (parse_u64(optarg, &v) || !v || v > 1000000)
+				return fail(prog, "bad --lbr-max-count '%s': expected a positive number", optarg);
+			snprintf(buf, sizeof(buf), "fmt.lbr-max-count=%llu", (unsigned long long)v);
+			if (o->nreport_cfg < 32)
+				o->report_cfg[o->nreport_cfg++] = buf;
+			break;
+		}
 		case 'v': o->verbose++; break;
 		case 'V': printf("%s\n", RS_VERSION); return 1;
 		case 'h': record_usage(stdout, prog); return 1;
@@ -331,9 +366,19 @@ int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *
 		o->success = (o->trace && !o->stacks_set) ? 1 : 0;
 	if (!o->entry.n)
 		return fail(prog, "%s", "no entry function: give at least one -e GLOB (or -c PRESET)");
-	if (!o->output && !o->dry_run)
+	if (!o->output && !o->dry_run && !live)
 		return fail(prog, "%s", "no output file: give -o FILE");
 	return 0;
+}
+
+int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog)
+{
+	return parse(o, argc, argv, prog, false);
+}
+
+int record_opts_parse_live(struct record_opts *o, int argc, char **argv, const char *prog)
+{
+	return parse(o, argc, argv, prog, true);
 }
 
 void record_opts_free(struct record_opts *o)

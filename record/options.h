@@ -41,11 +41,19 @@ struct record_opts {
 	uint64_t ringbuf_size;
 	uint32_t sessions_size;
 	char cmdline[4096];
+	/* live tool only: rendering flags handed to the report */
+	bool live;
+	int symb;                /* -1 default, 0 -sn, 1 -s, 2 -ss */
+	const char *report_cfg[32]; /* -C stacks.* / fmt.* values */
+	int nreport_cfg;
 };
 
 /* Parses argv. Returns 0 on success, 1 when help/version was printed
  * (exit 0), -1 on a usage error (message already printed). */
 int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog);
+/* the live tool: -o is optional and rendering flags (-s, -C stacks.*,
+ * -C fmt.*, --lbr-max-count) are accepted */
+int record_opts_parse_live(struct record_opts *o, int argc, char **argv, const char *prog);
 void record_opts_free(struct record_opts *o);
 void record_usage(FILE *f, const char *prog);
 
