@@ -12,7 +12,7 @@ O       := build
 WARN     := -Wall -Wextra
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -I. -I$(O) -D_GNU_SOURCE
-LDLIBS   := -lbpf -ldw -lelf -lz -lzstd -ldebuginfod -lpthread
+LDLIBS   := -lbpf -ldw -lelf -lz -lzstd -ldebuginfod -lpthread -lm
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
