@@ -64,7 +64,7 @@ $(O)/retsnoop-record: $(O)/record/main.o $(RECORD_OBJS) $(BASE_OBJS)
 $(O)/retsnoop-report: $(O)/report/main.o $(REPORT_OBJS) $(BASE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/retsnoop: $(O)/live/main.o $(RECORD_OBJS) $(LIB_OBJS)
+$(O)/retsnoop: $(O)/live/main.o $(RECORD_OBJS) $(REPORT_OBJS) $(BASE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/mkrec: tests/golden/mkrec.c $(LIB_OBJS)
