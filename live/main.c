@@ -3,6 +3,7 @@
  * report engine retsnoop-report uses, so live output and a later
  * `retsnoop-report FILE` of the same run are identical. With -o it also
  * writes the recording. */
+#include "record/features.h"
 #include "record/options.h"
 #include "record/session.h"
 #include "report/report.h"
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	r = record_opts_parse_live(&o, argc, argv, PROG);
+	if (r == 2)
+		features_report(stdout);
 	if (r)
 		return r > 0 ? 0 : 2;
 	memset(&l.ropts, 0, sizeof(l.ropts));

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <linux/bpf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -167,4 +168,74 @@ int features_choose_mode(const struct features *f, enum attach_mode want,
 	}
 	*out = want;
 	return 0;
+}
+
+/* address of the first traceable function, for the kprobe.multi probe */
+static uint64_t some_traceable_addr(void)
+{
+	char name[256] = "", line[512], sym[256], type;
+	unsigned long long addr, found = 0;
+	FILE *f = fopen("/sys/kernel/tracing/available_filter_functions", "r");
+
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f))
+		sscanf(line, "%255s", name);
+	fclose(f);
+	f = fopen("/proc/kallsyms", "r");
+	if (!f || !name[0]) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+void features_report(FILE *out)
+{
+	struct features f;
+	struct btf *btf;
+	int any_id = 0;
+	uint64_t addr;
+
+	features_detect_basic(&f);
+	btf = f.btf ? btf__load_vmlinux_btf() : NULL;
+	for (unsigned id = 1; btf && id < btf__type_cnt(btf) && !any_id; id++)
+		if (btf_is_func(btf__type_by_id(btf, id)))
+			any_id = (int)id;
+	features_probe_fentry(&f, btf, any_id);
+	addr = some_traceable_addr();
+	if (addr)
+		features_probe_kprobe_multi(&f, addr);
+	else
+		snprintf(f.why_kprobe_multi, sizeof(f.why_kprobe_multi),
+			 "no traceable function found (available_filter_functions unreadable)");
+	fprintf(out, "Feature detection:\n");
+	fprintf(out, "\trunning as root: %s\n", f.root ? "yes" : "no");
+	fprintf(out, "\tkernel BTF: %s\n", f.btf ? "yes" : "no (/sys/kernel/btf/vmlinux missing)");
+	fprintf(out, "\tBPF ringbuf map supported: %s\n", f.ringbuf ? "yes" : "no");
+	fprintf(out, "\tbpf_get_branch_snapshot() supported: %s\n", f.branch_snapshot ? "yes" : "no");
+	fprintf(out, "\tkprobes: %s\n", f.kprobes ? "yes" : f.why_kprobes);
+	fprintf(out, "\tmulti-attach kprobe supported: %s\n", f.kprobe_multi ? "yes" : f.why_kprobe_multi);
+	fprintf(out, "\tfentry/fexit supported: %s\n", f.fentry ? "yes" : f.why_fentry);
+	if (f.branch_snapshot) {
+		char why[256];
+		/* LBR needs a PMU: tell without keeping anything open */
+		FILE *pmu = fopen("/sys/bus/event_source/devices/cpu/caps/branches", "r");
+
+		if (pmu) {
+			if (fgets(why, sizeof(why), pmu))
+				fprintf(out, "\tLBR: %d entries\n", atoi(why));
+			fclose(pmu);
+		} else {
+			fprintf(out, "\tLBR: not available (no cpu/caps/branches: no hardware PMU with LBR)\n");
+		}
+	}
+	btf__free(btf);
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "record/options.h"
 
 struct btf;
@@ -39,5 +40,7 @@ uint32_t features_mask(const struct features *f);
 int features_choose_mode(const struct features *f, enum attach_mode want,
 			 enum attach_mode *out, char *err, size_t errlen);
 const char *attach_mode_name(enum attach_mode m);
+/* -Vv: detects and prints every feature with the reason when missing */
+void features_report(FILE *out);
 
 #endif

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define RS_VERSION "retsnoop-record 0.1"
 
 enum {
 	OPT_DRY_RUN = 0x100,
@@ -336,13 +335,17 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 			break;
 		}
 		case 'v': o->verbose++; break;
-		case 'V': printf("%s\n", RS_VERSION); return 1;
+		case 'V': o->show_version = true; break;
 		case 'h': record_usage(stdout, prog); return 1;
 		case ':':
 			return fail(prog, "option '%s' needs a value", argv[optind - 1]);
 		default:
 			return fail(prog, "unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (o->show_version) {
+		printf("%s 0.1\n", prog);
+		return o->verbose ? 2 : 1;
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)

@@ -38,6 +38,7 @@ struct record_opts {
 	char **cmd;              /* after "--" */
 	int verbose;
 	bool dry_run;
+	bool show_version;       /* -V (with -v: feature detection too) */
 	uint64_t ringbuf_size;
 	uint32_t sessions_size;
 	char cmdline[4096];
@@ -49,7 +50,8 @@ struct record_opts {
 };
 
 /* Parses argv. Returns 0 on success, 1 when help/version was printed
- * (exit 0), -1 on a usage error (message already printed). */
+ * (exit 0), 2 for -Vv (print features_report() too, then exit 0), -1 on a
+ * usage error (message already printed). */
 int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog);
 /* the live tool: -o is optional and rendering flags (-s, -C stacks.*,
  * -C fmt.*, --lbr-max-count) are accepted */
