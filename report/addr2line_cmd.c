@@ -62,6 +62,39 @@ static int parse_hex(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* hands every complete address line in buf[0, len) to the library's batch
+ * prefetch (parallel indexing of the CUs they need) */
+static void prefetch(struct dwarf_sym *ds, const char *buf, size_t len)
+{
+	size_t cap = 1024, n = 0;
+	uint64_t *v = malloc(cap * sizeof(*v));
+	char line[256];
+
+	for (size_t pos = 0; v && pos < len; ) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		if (!nl)
+			break;
+		size_t ll = (size_t)(nl - (buf + pos));
+		if (ll < sizeof(line)) {
+			memcpy(line, buf + pos, ll);
+			line[ll] = '\0';
+			if (n == cap) {
+				uint64_t *nv = realloc(v, 2 * cap * sizeof(*v));
+				if (!nv)
+					break;
+				v = nv;
+				cap *= 2;
+			}
+			if (!parse_hex(line, &v[n]))
+				n++;
+		}
+		pos += ll + 1;
+	}
+	if (n > 1)
+		dwarf_sym_prefetch(ds, v, n);
+	free(v);
+}
+
 static void print_frame(const struct sym_frame *f)
 {
 	fputs(f->func, stdout);
@@ -133,10 +166,12 @@ int addr2line_main(int argc, char **argv)
 			ssize_t r = read(0, buf + len, cap - len);
 			if (r < 0 && errno == EINTR)
 				continue;
-			if (r <= 0)
+			if (r <= 0) {
 				eof = true;
-			else
+			} else {
 				len += (size_t)r;
+				prefetch(ds, buf, len);
+			}
 			continue;
 		}
 		size_t ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;

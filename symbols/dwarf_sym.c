@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include "dwarf_sym.h"
@@ -19,6 +20,8 @@
  * table and abbrev it ever read until dwarf_end, so dropping the handle
  * bounds peak memory on big batches */
 #define RECYCLE_EVERY 128
+/* a batch needing this many unindexed CUs is split with a helper process */
+#define PREFETCH_MIN_CUS 24
 
 static int range_cmp(const void *pa, const void *pb)
 {
@@ -333,6 +336,150 @@ int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu)
 		recycle_dbg(ds);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------ parallel prefetch -- */
+static int write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p = (char *)p + r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* helper process: index the CUs, then stream them back */
+static void prefetch_child(struct dwarf_sym *ds, const uint32_t *cus, size_t n, int fd)
+{
+	for (size_t i = 0; i < n; i++)
+		dwarf_sym_ensure_cu(ds, cus[i]);
+	for (size_t i = 0; i < n; i++) {
+		const struct dwi_cu *c = &ds->cus[cus[i]];
+		if (ds->cu_state[cus[i]] != CU_READY)
+			continue;
+		uint32_t h[5] = { cus[i], c->nivals, c->nscopes, c->nlines, c->strs_len };
+		if (write_all(fd, h, sizeof(h)) ||
+		    write_all(fd, c->ivals, (size_t)c->nivals * sizeof(*c->ivals)) ||
+		    write_all(fd, c->scopes, (size_t)c->nscopes * sizeof(*c->scopes)) ||
+		    write_all(fd, c->lines, (size_t)c->nlines * sizeof(*c->lines)) ||
+		    write_all(fd, c->strs, c->strs_len))
+			_exit(1);
+	}
+	uint32_t end[5] = { UINT32_MAX, 0, 0, 0, 0 };
+	_exit(write_all(fd, end, sizeof(end)) ? 1 : 0);
+}
+
+static int read_child_cu(struct dwarf_sym *ds, int fd, int *done)
+{
+	uint32_t h[5];
+	struct dwi_cu c;
+	if (read_all(fd, h, sizeof(h)))
+		return -1;
+	if (h[0] == UINT32_MAX) {
+		*done = 1;
+		return 0;
+	}
+	if (h[0] >= ds->ncus || h[1] > (1u << 28) || h[2] > (1u << 28) || h[3] > (1u << 28) ||
+	    h[4] > (1u << 30))
+		return -1;
+	memset(&c, 0, sizeof(c));
+	c.nivals = h[1];
+	c.nscopes = h[2];
+	c.nlines = h[3];
+	c.strs_len = h[4];
+	c.owned = 1;
+	c.ivals = malloc((size_t)c.nivals * sizeof(*c.ivals) + 1);
+	c.scopes = malloc((size_t)c.nscopes * sizeof(*c.scopes) + 1);
+	c.lines = malloc((size_t)c.nlines * sizeof(*c.lines) + 1);
+	c.strs = malloc((size_t)c.strs_len + 1);
+	if (!c.ivals || !c.scopes || !c.lines || !c.strs ||
+	    read_all(fd, c.ivals, (size_t)c.nivals * sizeof(*c.ivals)) ||
+	    read_all(fd, c.scopes, (size_t)c.nscopes * sizeof(*c.scopes)) ||
+	    read_all(fd, c.lines, (size_t)c.nlines * sizeof(*c.lines)) ||
+	    read_all(fd, c.strs, c.strs_len)) {
+		dwarf_index_free(&c);
+		return -1;
+	}
+	if (ds->cu_state[h[0]] == CU_READY) {
+		dwarf_index_free(&c);
+		return 0;
+	}
+	ds->cus[h[0]] = c;
+	ds->cu_state[h[0]] = CU_READY;
+	ds->dirty = 1;
+	return 0;
+}
+
+void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n)
+{
+	uint32_t *need = NULL;
+	size_t nn = 0;
+	uint8_t *seen = calloc(ds->ncus ? ds->ncus : 1, 1);
+
+	if (!seen)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		int cu = find_cu(ds, addrs[i]);
+		if (cu < 0 || seen[cu] || ds->cu_state[cu] != CU_UNKNOWN)
+			continue;
+		seen[cu] = 1;
+		if (ds->sc && symcache_cu(ds->sc, (uint32_t)cu, &ds->cus[cu]) == 1) {
+			ds->cu_state[cu] = CU_READY;
+			continue;
+		}
+		if (!need && !(need = malloc(ds->ncus * sizeof(*need))))
+			break;
+		need[nn++] = (uint32_t)cu;
+	}
+	free(seen);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *np = getenv("RETSNOOP_SYM_NOFORK");
+	int fds[2];
+	pid_t pid = -1;
+	size_t half = nn;
+	if (nn >= PREFETCH_MIN_CUS && ncpu > 1 && !(np && *np && strcmp(np, "0")) && !pipe(fds)) {
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			prefetch_child(ds, need + nn / 2, nn - nn / 2, fds[1]);
+		}
+		close(fds[1]);
+		if (pid < 0)
+			close(fds[0]);
+		else
+			half = nn / 2;
+	}
+	for (size_t i = 0; i < half; i++)
+		dwarf_sym_ensure_cu(ds, need[i]);
+	if (pid > 0) {
+		int done = 0;
+		while (!done && !read_child_cu(ds, fds[0], &done))
+			;
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+		/* whatever the helper did not deliver is indexed here, lazily */
+	}
+	free(need);
 }
 
 static const char *symtab_name(struct dwarf_sym *ds, uint64_t addr)

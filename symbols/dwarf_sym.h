@@ -42,6 +42,12 @@ void dwarf_sym_close(struct dwarf_sym *ds);
  * "??", 0). Returns the number of frames (>= 1), 0 when max_frames <= 0. */
 int dwarf_sym_lookup(struct dwarf_sym *ds, uint64_t addr, struct sym_frame *frames, int max_frames);
 
+/* Optional batch hint before looking up many addresses: indexes the
+ * compile units they need that are not cached yet, splitting the work
+ * with one forked helper process when there are many (and more than one
+ * CPU; RETSNOOP_SYM_NOFORK=1 disables it). Lookups work without it. */
+void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n);
+
 /* The ELF .symtab function symbol covering addr (global names preferred
  * over local aliases; clone names like "foo.isra.0" as the linker sees
  * them), or NULL. */
