@@ -70,6 +70,9 @@ $(O)/retsnoop: $(O)/live/main.o $(RECORD_OBJS) $(REPORT_OBJS) $(BASE_OBJS)
 $(O)/mkrec: tests/golden/mkrec.c $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+$(O)/mkrec_views: tests/golden/mkrec_views.c $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 

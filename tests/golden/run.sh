@@ -101,4 +101,8 @@ fi
 
 [ $UPDATE = 1 ] && echo "golden: expected files rewritten in $EXP"
 echo "golden: $PASS passed, $FAIL failed"
-[ $FAIL = 0 ]
+
+# trace (-T) / LBR (-B) view cases: their own script and counts line
+VIEWS_RC=0
+"$ROOT/tests/golden/run_views.sh" $([ $UPDATE = 1 ] && echo --update) || VIEWS_RC=1
+[ $FAIL = 0 ] && [ $VIEWS_RC = 0 ]
