@@ -11,6 +11,8 @@
 #include "report/report.h"
 #include "report/report_config.h"
 #include "report/addr2line_cmd.h"
+#include "report/analysis.h"
+#include "report/info_cmd.h"
 
 #define PROG "retsnoop-report"
 #define REPORT_VERSION "0.1"
@@ -37,6 +39,7 @@ static void usage(FILE *f)
 		"  -v                       verbose: recording details and totals on stderr\n"
 		"  -h, --help               this help\n"
 		"      --version            print the version\n");
+	anl_usage(f);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -67,6 +70,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "addr2line"))
 		return addr2line_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "info"))
+		return info_main(argc - 1, argv + 1);
 	struct report_opts opts = {
 		.symb = SYMB_DEFAULT,
 		.show_stack = true,
@@ -82,7 +87,13 @@ int main(int argc, char **argv)
 	enum rsf_status st;
 	bool want_trace = false, want_stack = false, want_lbr = false;
 	uint32_t mode;
-	int ret = 0;
+	int ret = 0, n;
+	struct anl *anl = anl_new();
+
+	if (!anl) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -138,6 +149,10 @@ int main(int argc, char **argv)
 				path = argv[++i];
 			if (i + 1 < argc)
 				return usage_error("unexpected argument '%s'", argv[i + 1]);
+		} else if ((n = anl_parse_arg(anl, argc, argv, i)) != 0) {
+			if (n < 0)
+				return 2;
+			i += n - 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("unknown option '%s'", a);
 		} else if (path) {
@@ -191,6 +206,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": source-line symbolization is not available yet; "
 			"using kallsyms names\n");
 
+	if (anl_start(anl, rd, &opts, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		rsf_reader_close(rd);
+		return 2;
+	}
 	rep = report_new(rsf_reader_meta(rd), ksyms, nksyms, mods, nmods, funcs, nfuncs,
 			 &opts, stdout, err, sizeof(err));
 	if (!rep) {
@@ -204,9 +224,10 @@ int main(int argc, char **argv)
 		st = rsf_reader_next(rd, &rec);
 		if (st != RSF_OK)
 			break;
-		report_feed(rep, rec);
+		anl_feed(anl, rep, rec);
 	}
-	report_finish(rep, st == RSF_END ? rsf_reader_stats(rd) : NULL);
+	if (anl_finish(anl, rep, st == RSF_END ? rsf_reader_stats(rd) : NULL))
+		ret = 1;
 	fflush(stdout);
 	if (st == RSF_DAMAGED) {
 		fprintf(stderr, PROG ": %s: %s\n", path, rsf_reader_error(rd));
@@ -215,6 +236,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: the recording is incomplete (no trailer: the recorder "
 			"was killed?); statistics are unavailable\n", path);
 	}
+	anl_free(anl);
 	report_free(rep);
 	rsf_reader_close(rd);
 	return ret;

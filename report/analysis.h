@@ -1,0 +1,69 @@
+/* analysis.h - the glue between retsnoop-report's CLI/read loop and the
+ * analysis features (report-time filters, JSON, Perfetto, folded stacks,
+ * summary): one environment shared by the outputs, one normalized session
+ * handed to each, and the four hooks main.c calls. */
+#ifndef RS_ANALYSIS_H
+#define RS_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "../format/rsfile.h"
+#include "report.h"
+#include "symbolize.h"
+
+/* what every output needs to know about the recording */
+struct anl_env {
+	const struct rsf_meta *meta;
+	const struct rsf_ksym *ksyms;
+	size_t nksyms;
+	const struct rsf_module *mods;
+	size_t nmods;
+	const struct rsf_func *funcs;
+	size_t nfuncs;
+	struct symbolizer *sym;   /* created on first use by anl_symbolizer() */
+};
+
+/* NULL when out of memory */
+struct symbolizer *anl_symbolizer(struct anl_env *env);
+/* name of traced function ID ("<func#N>" in buf when out of range) */
+const char *anl_func_name(const struct anl_env *env, uint32_t id, char *buf, size_t len);
+uint32_t anl_func_flags(const struct anl_env *env, uint32_t id);
+const char *anl_func_module(const struct anl_env *env, uint32_t id);
+
+/* one session, validated: frames/depth/kstack bounded, comms terminated */
+struct anl_session {
+	const struct rs_rec_session_end *e;   /* nframes <= 64, depth <= nframes */
+	int nk;                               /* valid kstack entries */
+	char task_comm[RS_TASK_COMM_LEN + 1];
+	char proc_comm[RS_TASK_COMM_LEN + 1];
+	const struct rs_rec_hdr *const *recs; /* START/trace/LBR records, in order */
+	size_t nrecs;
+};
+
+/* entry-function duration: frame 0's latency once it finished, else the
+ * session span */
+uint64_t anl_session_latency(const struct anl_session *s);
+
+/* -------- hooks for report/main.c */
+struct anl;   /* options + outputs; opaque */
+
+struct anl *anl_new(void);
+/* argv[i] is one of ours: returns the number of arguments consumed (>0),
+ * 0 when it is not ours, -1 after printing a usage error */
+int anl_parse_arg(struct anl *a, int argc, char **argv, int i);
+void anl_usage(FILE *f);
+/* after the reader is open: resolves filters against the header, checks
+ * impossible combinations, opens outputs. Returns 0, or -1 with a message
+ * in err. May clear opts->show_stack when text is not wanted. */
+int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
+	      char *err, size_t errlen);
+/* one record: filtered, passed to the text report (when text is on) and to
+ * the analysis outputs */
+int anl_feed(struct anl *a, struct report *rep, const struct rs_rec_hdr *rec);
+/* end of input (stats NULL without a trailer): finishes the text report
+ * and the outputs; returns 0 or -1 when an output could not be written */
+int anl_finish(struct anl *a, struct report *rep, const struct rsf_stats *stats);
+void anl_free(struct anl *a);
+
+#endif

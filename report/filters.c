@@ -1,0 +1,475 @@
+/* filters.c - report-time session filters (see filters.h): option
+ * parsing, time resolution, impossible-combination checks and the
+ * per-session keep decision. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "filters.h"
+#include "result_fmt.h"
+
+void filters_init(struct filters *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+static const char *opt_value(int argc, char **argv, int i, int *used)
+{
+	*used = 2;
+	if (i + 1 >= argc)
+		return NULL;
+	return argv[i + 1];
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* --name=value or --name value; returns value or NULL if not this flag */
+static const char *long_opt(const char *name, int argc, char **argv, int i, int *used, bool *missing)
+{
+	size_t n = strlen(name);
+	const char *a = argv[i];
+
+	*missing = false;
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=') {
+		*used = 1;
+		return a + n + 1;
+	}
+	if (a[n])
+		return NULL;
+	if (i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	*used = 2;
+	return argv[i + 1];
+}
+
+static void add_conflict(struct filters *f, const char *msg)
+{
+	if (!f->conflict[0])
+		snprintf(f->conflict, sizeof(f->conflict), "%s", msg);
+}
+
+int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err, size_t errlen)
+{
+	const char *a = argv[i], *v;
+	int used = 1;
+	bool missing;
+
+	if (!strcmp(a, "-p") || !strcmp(a, "-P")) {
+		uint32_t pid;
+
+		v = opt_value(argc, argv, i, &used);
+		if (!v || parse_u32(v, &pid) || pid == 0) {
+			snprintf(err, errlen, "option '%s' needs a positive PID, got '%s'", a, v ? v : "");
+			return -1;
+		}
+		if (a[1] == 'p') {
+			if (f->npids == FILT_MAX_IDS)
+				goto too_many;
+			f->pids[f->npids++] = pid;
+		} else {
+			if (f->nnopids == FILT_MAX_IDS)
+				goto too_many;
+			f->nopids[f->nnopids++] = pid;
+		}
+		return used;
+	}
+	if (!strcmp(a, "-n") || !strcmp(a, "-N")) {
+		v = opt_value(argc, argv, i, &used);
+		if (!v || !*v) {
+			snprintf(err, errlen, "option '%s' needs a thread name", a);
+			return -1;
+		}
+		if (a[1] == 'n') {
+			if (f->ncomms == FILT_MAX_IDS)
+				goto too_many;
+			f->comms[f->ncomms++] = v;
+		} else {
+			if (f->nnocomms == FILT_MAX_IDS)
+				goto too_many;
+			f->nocomms[f->nnocomms++] = v;
+		}
+		return used;
+	}
+	if (!strcmp(a, "-x") || !strcmp(a, "-X")) {
+		bool deny = a[1] == 'X';
+
+		v = opt_value(argc, argv, i, &used);
+		if (!v || (deny && !strcasecmp(v, "any")) || err_filter_add(&f->errs, v, deny)) {
+			snprintf(err, errlen, "option '%s': unknown error code '%s' (an errno name like "
+				 "ENOMEM, a number, NULL%s)", a, v ? v : "", deny ? "" : " or any");
+			return -1;
+		}
+		if (deny)
+			f->has_X = true;
+		else
+			f->has_x = f->errs.has_allow;
+		return used;
+	}
+	if (!strcmp(a, "-L")) {
+		char *end;
+		double ms;
+
+		v = opt_value(argc, argv, i, &used);
+		errno = 0;
+		ms = v ? strtod(v, &end) : -1;
+		if (!v || !*v || errno || *end || !(ms >= 0) || ms > 1e12) {
+			snprintf(err, errlen, "option '-L' needs a latency in milliseconds, got '%s'", v ? v : "");
+			return -1;
+		}
+		f->min_lat_ns = (uint64_t)llround(ms * 1e6);
+		return used;
+	}
+	if (!strcmp(a, "-S") || !strcmp(a, "--success-only") ||
+	    !strcmp(a, "-Sn") || !strcmp(a, "--errors-only")) {
+		enum filt_outcome o = (!strcmp(a, "-S") || !strcmp(a, "--success-only")) ?
+				      FILT_SUCCESS_ONLY : FILT_ERROR_ONLY;
+
+		if (f->outcome_set && f->outcome != o)
+			add_conflict(f, "-S (success only) and -Sn (errors only) exclude each other");
+		f->outcome = o;
+		f->outcome_set = true;
+		return 1;
+	}
+	if ((v = long_opt("--stack-has", argc, argv, i, &used, &missing)) ||
+	    (!missing && (v = long_opt("--entry", argc, argv, i, &used, &missing)))) {
+		bool entry = !strncmp(a, "--entry", 7);
+		char gerr[200];
+
+		if (v[0] == ':') {
+			snprintf(err, errlen, "%s: source-path globs are not supported here ('%s')",
+				 entry ? "--entry" : "--stack-has", v);
+			return -1;
+		}
+		if (glob_set_add(entry ? &f->entries : &f->stack_has, v, gerr, sizeof(gerr))) {
+			snprintf(err, errlen, "%s: %s", entry ? "--entry" : "--stack-has", gerr);
+			return -1;
+		}
+		return used;
+	}
+	if (missing) {
+		snprintf(err, errlen, "option '%s' needs a function glob", a);
+		return -1;
+	}
+	if ((v = long_opt("--since", argc, argv, i, &used, &missing)) ||
+	    (!missing && (v = long_opt("--until", argc, argv, i, &used, &missing)))) {
+		int64_t dummy;
+
+		if (filters_parse_time(v, 1000000000000000000ULL, &dummy)) {
+			snprintf(err, errlen, "%.7s: bad time '%s' (HH:MM:SS[.frac], 'YYYY-MM-DD "
+				 "HH:MM:SS[.frac]' or +N[ns|us|ms|s|m|h])", a, v);
+			return -1;
+		}
+		if (!strncmp(a, "--since", 7)) {
+			f->since_txt = v;
+			f->has_since = true;
+		} else {
+			f->until_txt = v;
+			f->has_until = true;
+		}
+		return used;
+	}
+	if (missing) {
+		snprintf(err, errlen, "option '%s' needs a time", a);
+		return -1;
+	}
+	return 0;
+too_many:
+	snprintf(err, errlen, "option '%s' given more than %d times", a, FILT_MAX_IDS);
+	return -1;
+}
+
+/* fractional seconds ".123" -> ns; returns chars consumed or -1 */
+static int parse_frac(const char *s, int64_t *ns)
+{
+	int n = 0;
+	int64_t mul = 100000000;
+
+	*ns = 0;
+	if (*s != '.')
+		return 0;
+	s++;
+	n = 1;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	while (isdigit((unsigned char)*s)) {
+		if (mul) {
+			*ns += (*s - '0') * mul;
+			mul /= 10;
+		}
+		s++;
+		n++;
+	}
+	return n;
+}
+
+int filters_parse_time(const char *txt, uint64_t start_real_ns, int64_t *out)
+{
+	struct tm tm;
+	int64_t frac;
+	int n, yy, mo, dd, hh, mi, ss, k;
+	time_t t;
+
+	if (!txt || !*txt)
+		return -1;
+	if (txt[0] == '+') {
+		char *end;
+		double v;
+		double mul = 1e9;
+
+		errno = 0;
+		v = strtod(txt + 1, &end);
+		if (end == txt + 1 || errno || !(v >= 0) || !isdigit((unsigned char)txt[1]))
+			return -1;
+		if (!*end || !strcmp(end, "s"))
+			mul = 1e9;
+		else if (!strcmp(end, "ms"))
+			mul = 1e6;
+		else if (!strcmp(end, "us"))
+			mul = 1e3;
+		else if (!strcmp(end, "ns"))
+			mul = 1;
+		else if (!strcmp(end, "m") || !strcmp(end, "min"))
+			mul = 60e9;
+		else if (!strcmp(end, "h"))
+			mul = 3600e9;
+		else
+			return -1;
+		if (v * mul > 9e18)
+			return -1;
+		*out = (int64_t)start_real_ns + (int64_t)llround(v * mul);
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(txt, "%4d-%2d-%2d %2d:%2d:%2d%n", &yy, &mo, &dd, &hh, &mi, &ss, &n) == 6 &&
+	    txt[4] == '-') {
+		tm.tm_year = yy - 1900;
+		tm.tm_mon = mo - 1;
+		tm.tm_mday = dd;
+	} else if (sscanf(txt, "%2d:%2d:%2d%n", &hh, &mi, &ss, &n) == 3 && txt[2] == ':') {
+		time_t st = (time_t)(start_real_ns / 1000000000ULL);
+		struct tm stm;
+
+		localtime_r(&st, &stm);
+		tm.tm_year = stm.tm_year;
+		tm.tm_mon = stm.tm_mon;
+		tm.tm_mday = stm.tm_mday;
+		yy = 0;
+		mo = 1;
+		dd = 1;
+	} else {
+		return -1;
+	}
+	if (mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh > 23 || mi > 59 || ss > 60 ||
+	    hh < 0 || mi < 0 || ss < 0)
+		return -1;
+	k = parse_frac(txt + n, &frac);
+	if (k < 0 || txt[n + k])
+		return -1;
+	tm.tm_hour = hh;
+	tm.tm_min = mi;
+	tm.tm_sec = ss;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*out = (int64_t)t * 1000000000LL + frac;
+	/* a bare time of day before the recording started by more than 12h
+	 * means the next day (a recording across midnight) */
+	if (yy == 0 && *out < (int64_t)start_real_ns - 12LL * 3600 * 1000000000LL)
+		*out += 24LL * 3600 * 1000000000LL;
+	return 0;
+}
+
+int filters_prepare(struct filters *f, const struct rsf_meta *meta, char *err, size_t errlen)
+{
+	if (f->conflict[0]) {
+		snprintf(err, errlen, "impossible filter combination: %s", f->conflict);
+		return -1;
+	}
+	if (f->npids) {
+		uint32_t left = 0;
+
+		for (uint32_t i = 0; i < f->npids; i++) {
+			bool denied = false;
+
+			for (uint32_t j = 0; j < f->nnopids; j++)
+				denied |= f->pids[i] == f->nopids[j];
+			left += !denied;
+		}
+		if (!left) {
+			snprintf(err, errlen, "impossible filter combination: every PID given to -p is "
+				 "excluded by -P");
+			return -1;
+		}
+	}
+	if (f->ncomms) {
+		uint32_t left = 0;
+
+		for (uint32_t i = 0; i < f->ncomms; i++) {
+			bool denied = false;
+
+			for (uint32_t j = 0; j < f->nnocomms; j++)
+				denied |= glob_match(f->nocomms[j], f->comms[i]);
+			left += !denied;
+		}
+		if (!left) {
+			snprintf(err, errlen, "impossible filter combination: every name given to -n is "
+				 "excluded by -N");
+			return -1;
+		}
+	}
+	if (f->errs.has_allow) {
+		bool left = false;
+
+		for (size_t w = 0; w < ERRFILTER_MAX / 64; w++)
+			left |= (f->errs.allow[w] & ~f->errs.deny[w]) != 0;
+		if (!left) {
+			snprintf(err, errlen, "impossible filter combination: every error given to -x is "
+				 "excluded by -X");
+			return -1;
+		}
+		if (f->outcome == FILT_SUCCESS_ONLY) {
+			snprintf(err, errlen, "impossible filter combination: -S keeps successful sessions "
+				 "only, -x asks for failing ones");
+			return -1;
+		}
+	}
+	if (f->has_since && filters_parse_time(f->since_txt, meta->start_realtime_ns, &f->since_ns)) {
+		snprintf(err, errlen, "--since: bad time '%s'", f->since_txt);
+		return -1;
+	}
+	if (f->has_until && filters_parse_time(f->until_txt, meta->start_realtime_ns, &f->until_ns)) {
+		snprintf(err, errlen, "--until: bad time '%s'", f->until_txt);
+		return -1;
+	}
+	if (f->has_since && f->has_until && f->since_ns > f->until_ns) {
+		snprintf(err, errlen, "impossible filter combination: --since %s is after --until %s",
+			 f->since_txt, f->until_txt);
+		return -1;
+	}
+	return 0;
+}
+
+bool filters_active(const struct filters *f)
+{
+	return f->npids || f->nnopids || f->ncomms || f->nnocomms || err_filter_active(&f->errs) ||
+	       f->min_lat_ns || f->outcome != FILT_ANY || f->stack_has.n || f->entries.n ||
+	       f->has_since || f->has_until;
+}
+
+static uint32_t flags_cb(void *ctx, uint32_t id)
+{
+	return anl_func_flags(ctx, id);
+}
+
+/* does the session's logical or kernel stack hold a function matching G? */
+static bool stack_has(const struct glob_spec *g, const struct anl_session *s, struct anl_env *env)
+{
+	const struct rs_rec_session_end *e = s->e;
+	struct symbolizer *sym;
+	char buf[32];
+
+	for (int i = 0; i < e->nframes; i++)
+		if (glob_spec_match(g, anl_func_name(env, e->frames[i].func_id, buf, sizeof(buf)),
+				    anl_func_module(env, e->frames[i].func_id)))
+			return true;
+	sym = s->nk ? anl_symbolizer(env) : NULL;
+	for (int i = 0; sym && i < s->nk; i++) {
+		struct symb_info si;
+
+		if (symbolize(sym, e->kstack[i], true, &si) == 0 &&
+		    glob_spec_match(g, si.name, si.module))
+			return true;
+	}
+	return false;
+}
+
+static bool keep(const struct filters *f, const struct anl_session *s, struct anl_env *env)
+{
+	const struct rs_rec_session_end *e = s->e;
+	int64_t start_real = (int64_t)e->start_ts + env->meta->mono_to_realtime_ns;
+
+	if (f->npids) {
+		bool hit = false;
+
+		for (uint32_t i = 0; i < f->npids && !hit; i++)
+			hit = f->pids[i] == e->pid;
+		if (!hit)
+			return false;
+	}
+	for (uint32_t i = 0; i < f->nnopids; i++)
+		if (f->nopids[i] == e->pid)
+			return false;
+	if (f->ncomms) {
+		bool hit = false;
+
+		for (uint32_t i = 0; i < f->ncomms && !hit; i++)
+			hit = glob_match(f->comms[i], s->task_comm);
+		if (!hit)
+			return false;
+	}
+	for (uint32_t i = 0; i < f->nnocomms; i++)
+		if (glob_match(f->nocomms[i], s->task_comm))
+			return false;
+	if (f->outcome == FILT_SUCCESS_ONLY && (e->flags & RS_SESS_IS_ERR))
+		return false;
+	if (f->outcome == FILT_ERROR_ONLY && !(e->flags & RS_SESS_IS_ERR))
+		return false;
+	if (f->min_lat_ns && anl_session_latency(s) < f->min_lat_ns)
+		return false;
+	if (f->has_since && start_real < f->since_ns)
+		return false;
+	if (f->has_until && start_real > f->until_ns)
+		return false;
+	if (f->entries.n) {
+		char buf[32];
+
+		if (!e->nframes ||
+		    glob_set_find(&f->entries, anl_func_name(env, e->frames[0].func_id, buf, sizeof(buf)),
+				  anl_func_module(env, e->frames[0].func_id)) < 0)
+			return false;
+	}
+	if (err_filter_active(&f->errs) && !err_filter_keep(&f->errs, e, flags_cb, env))
+		return false;
+	for (size_t i = 0; i < f->stack_has.n; i++)
+		if (!stack_has(&f->stack_has.v[i], s, env))
+			return false;
+	return true;
+}
+
+bool filters_keep(struct filters *f, const struct anl_session *s, struct anl_env *env)
+{
+	bool k = keep(f, s, env);
+
+	if (k)
+		f->kept++;
+	else
+		f->removed++;
+	return k;
+}
+
+void filters_free(struct filters *f)
+{
+	glob_set_free(&f->stack_has);
+	glob_set_free(&f->entries);
+}

@@ -1,0 +1,57 @@
+/* filters.h - report-time session filters with the record-time flags
+ * (-p/-P, -n/-N, -x/-X, -L, -S/-Sn) plus --stack-has, --entry and
+ * --since/--until. Different filters combine with AND; repeats of -p, -n
+ * and --entry are alternatives (OR), repeats of --stack-has must all match
+ * (AND). Impossible combinations are rejected by filters_prepare(). */
+#ifndef RS_FILTERS_H
+#define RS_FILTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../common/errfilter.h"
+#include "../common/glob.h"
+#include "analysis.h"
+
+#define FILT_MAX_IDS 64
+
+enum filt_outcome { FILT_ANY = 0, FILT_SUCCESS_ONLY, FILT_ERROR_ONLY };
+
+struct filters {
+	uint32_t pids[FILT_MAX_IDS], npids;        /* -p */
+	uint32_t nopids[FILT_MAX_IDS], nnopids;    /* -P */
+	const char *comms[FILT_MAX_IDS];           /* -n */
+	uint32_t ncomms;
+	const char *nocomms[FILT_MAX_IDS];         /* -N */
+	uint32_t nnocomms;
+	struct err_filter errs;                    /* -x/-X */
+	bool has_x, has_X;
+	uint64_t min_lat_ns;                       /* -L */
+	enum filt_outcome outcome;                 /* -S / -Sn */
+	bool outcome_set;
+	struct glob_set stack_has;                 /* --stack-has (AND) */
+	struct glob_set entries;                   /* --entry (OR) */
+	const char *since_txt, *until_txt;
+	bool has_since, has_until;
+	int64_t since_ns, until_ns;                /* wall clock, resolved by prepare */
+	char conflict[160];                        /* first parse-time conflict */
+	uint64_t kept, removed;
+};
+
+void filters_init(struct filters *f);
+/* parses argv[i] (and its value): consumed count, 0 not a filter flag, -1
+ * on error with the reason in err */
+int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err, size_t errlen);
+/* resolves times against the recording's header and rejects impossible
+ * combinations: 0 or -1 with the reason in err */
+int filters_prepare(struct filters *f, const struct rsf_meta *meta, char *err, size_t errlen);
+bool filters_active(const struct filters *f);
+bool filters_keep(struct filters *f, const struct anl_session *s, struct anl_env *env);
+void filters_free(struct filters *f);
+
+/* time parsing, exposed for tests: "HH:MM:SS[.frac]", "YYYY-MM-DD
+ * HH:MM:SS[.frac]" (local time) or "+N[ns|us|ms|s|m|h]" relative to
+ * start_real_ns. Returns 0 and *out (wall-clock ns) or -1. */
+int filters_parse_time(const char *txt, uint64_t start_real_ns, int64_t *out);
+
+#endif
