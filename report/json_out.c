@@ -1,0 +1,297 @@
+/* json_out.c - `--format json`: writes each session as one JSON object on
+ * one line (NDJSON) with its logical frames, symbolized kernel stack and
+ * any trace/LBR records; schema in docs/json-schema.md and
+ * docs/report.schema.json. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "json_out.h"
+#include "result_fmt.h"
+
+struct json_out {
+	struct anl_env *env;
+	FILE *out;
+};
+
+struct json_out *json_out_new(struct anl_env *env, FILE *out)
+{
+	struct json_out *j = calloc(1, sizeof(*j));
+
+	if (j) {
+		j->env = env;
+		j->out = out;
+	}
+	return j;
+}
+
+void json_out_free(struct json_out *j)
+{
+	free(j);
+}
+
+void json_put_str(FILE *out, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	putc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		unsigned char c = *p;
+
+		if (c == '"' || c == '\\') {
+			putc('\\', out);
+			putc(c, out);
+		} else if (c == '\n') {
+			fputs("\\n", out);
+		} else if (c == '\t') {
+			fputs("\\t", out);
+		} else if (c == '\r') {
+			fputs("\\r", out);
+		} else if (c < 0x20 || c == 0x7f || c >= 0x80) {
+			/* comms and names are bytes, not UTF-8: keep JSON valid */
+			fputs("\\u00", out);
+			putc(hex[c >> 4], out);
+			putc(hex[c & 15], out);
+		} else {
+			putc(c, out);
+		}
+	}
+	putc('"', out);
+}
+
+static void put_str_or_null(FILE *out, const char *s)
+{
+	if (s)
+		json_put_str(out, s);
+	else
+		fputs("null", out);
+}
+
+/* ISO 8601 local time with nanoseconds and UTC offset */
+static void put_iso(FILE *out, int64_t real_ns)
+{
+	time_t secs = (time_t)(real_ns >= 0 ? real_ns / 1000000000 : 0);
+	long ns = (long)(real_ns >= 0 ? real_ns % 1000000000 : 0);
+	struct tm tm;
+	char date[40], zone[8];
+
+	localtime_r(&secs, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);   /* +hhmm */
+	fprintf(out, "\"%s.%09ld%.3s:%s\"", date, ns, zone, zone + 3);
+}
+
+static void put_result(FILE *out, int64_t raw, uint32_t flags)
+{
+	char buf[RESULT_FMT_MAX];
+	size_t n;
+
+	result_fmt(buf, sizeof(buf), raw, flags);
+	n = strlen(buf);
+	if (n >= 2 && buf[0] == '[' && buf[n - 1] == ']') {
+		memmove(buf, buf + 1, n - 2);
+		buf[n - 2] = '\0';
+	}
+	fprintf(out, "{\"raw\":%" PRId64 ",\"value\":%" PRId64 ",\"text\":", raw,
+		result_normalize(raw, flags));
+	json_put_str(out, buf);
+	fprintf(out, ",\"is_error\":%s}", result_is_error(raw, flags) ? "true" : "false");
+}
+
+static void put_src(FILE *out, const struct symb_src *s)
+{
+	fputs("{\"func\":", out);
+	put_str_or_null(out, s->func[0] ? s->func : NULL);
+	fputs(",\"file\":", out);
+	put_str_or_null(out, s->file[0] ? s->file : NULL);
+	fprintf(out, ",\"line\":%d}", s->line);
+}
+
+/* "symbol":..,"module":..,"offset":.. of a symbolized address */
+static void put_sym(FILE *out, struct symbolizer *sym, uint64_t addr, bool is_ret, bool full)
+{
+	struct symb_info si;
+
+	memset(&si, 0, sizeof(si));
+	if (!sym || symbolize(sym, addr, is_ret, &si)) {
+		fputs("\"symbol\":null,\"module\":null,\"offset\":null", out);
+		if (full)
+			fputs(",\"source\":null,\"inlines\":[]", out);
+		return;
+	}
+	fputs("\"symbol\":", out);
+	json_put_str(out, si.name);
+	fputs(",\"module\":", out);
+	put_str_or_null(out, si.module);
+	fprintf(out, ",\"offset\":%" PRIu64, si.offset);
+	if (!full)
+		return;
+	fputs(",\"source\":", out);
+	if (si.has_src)
+		put_src(out, &si.src);
+	else
+		fputs("null", out);
+	fputs(",\"inlines\":[", out);
+	for (int i = 0; i < si.ninlines && i < SYMB_MAX_INLINES; i++) {
+		if (i)
+			putc(',', out);
+		put_src(out, &si.inlines[i]);
+	}
+	putc(']', out);
+}
+
+/* is traced function ID among the kernel stack's symbols? */
+static bool in_kstack(struct anl_env *env, struct symbolizer *sym, uint32_t id,
+		      const struct anl_session *s)
+{
+	const char *name;
+	char buf[32];
+
+	if (!sym)
+		return false;
+	name = anl_func_name(env, id, buf, sizeof(buf));
+	for (int i = 0; i < s->nk; i++) {
+		struct symb_info si;
+
+		if (symbolize(sym, s->e->kstack[i], true, &si) == 0 && !strcmp(si.name, name))
+			return true;
+	}
+	return false;
+}
+
+static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
+{
+	FILE *out = j->out;
+	char buf[32];
+	bool exit = t->hdr.type == RS_REC_TRACE_EXIT;
+	uint32_t fl = anl_func_flags(j->env, t->func_id);
+
+	fprintf(out, "{\"type\":\"%s\",\"ts_ns\":%" PRIu64 ",\"func\":", exit ? "exit" : "entry", t->ts);
+	json_put_str(out, anl_func_name(j->env, t->func_id, buf, sizeof(buf)));
+	fprintf(out, ",\"func_id\":%u,\"depth\":%u,\"seq_id\":%u", t->func_id, t->depth, t->seq_id);
+	if (exit) {
+		fputs(",\"result\":", out);
+		put_result(out, t->res, fl);
+		fprintf(out, ",\"latency_ns\":%" PRIu64, t->lat_ns);
+	}
+	putc('}', out);
+}
+
+static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs_rec_lbr *l, bool *first)
+{
+	int n = l->lbrs_sz > 0 ? l->lbrs_sz / (int)sizeof(l->lbrs[0]) : 0;
+	size_t room = (l->hdr.size - offsetof(struct rs_rec_lbr, lbrs)) / sizeof(l->lbrs[0]);
+
+	if (l->hdr.size < offsetof(struct rs_rec_lbr, lbrs))
+		return;
+	if (n > RS_MAX_LBR_ENTRIES)
+		n = RS_MAX_LBR_ENTRIES;
+	if ((size_t)n > room)
+		n = (int)room;
+	for (int i = 0; i < n; i++) {
+		FILE *out = j->out;
+
+		if (!*first)
+			putc(',', out);
+		*first = false;
+		fprintf(out, "{\"from\":\"0x%" PRIx64 "\",\"to\":\"0x%" PRIx64 "\",\"flags\":%" PRIu64
+			",\"from_sym\":{", l->lbrs[i].from, l->lbrs[i].to, l->lbrs[i].flags);
+		put_sym(out, sym, l->lbrs[i].from, false, false);
+		fputs("},\"to_sym\":{", out);
+		put_sym(out, sym, l->lbrs[i].to, false, false);
+		fputs("}}", out);
+	}
+}
+
+int json_out_session(struct json_out *j, const struct anl_session *s)
+{
+	const struct rs_rec_session_end *e = s->e;
+	int64_t m2r = j->env->meta->mono_to_realtime_ns;
+	struct symbolizer *sym = anl_symbolizer(j->env);
+	bool interim = e->flags & RS_SESS_INTERIM, stitched = e->flags & RS_SESS_STITCHED;
+	bool first = true;
+	FILE *out = j->out;
+	char buf[32];
+
+	fprintf(out, "{\"session_id\":%" PRIu64 ",\"tid\":%u,\"pid\":%u,\"task_comm\":", e->sess_id,
+		e->tid, e->pid);
+	json_put_str(out, s->task_comm);
+	fputs(",\"proc_comm\":", out);
+	json_put_str(out, s->proc_comm);
+	fprintf(out, ",\"start_ktime_ns\":%" PRIu64 ",\"end_ktime_ns\":%" PRIu64
+		",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"start_time\":",
+		e->start_ts, e->end_ts, (int64_t)e->start_ts + m2r, (int64_t)e->end_ts + m2r);
+	put_iso(out, (int64_t)e->start_ts + m2r);
+	fputs(",\"end_time\":", out);
+	put_iso(out, (int64_t)e->end_ts + m2r);
+	fprintf(out, ",\"latency_ns\":%" PRIu64 ",\"is_err\":%s,\"flags\":{\"raw\":%u,\"interim\":%s,"
+		"\"stitched\":%s,\"overflow\":%s},\"depth\":%u,\"stitch_pos\":%u,"
+		"\"dropped_records\":%u,\"overflow_calls\":%u,\"kstack_error\":",
+		anl_session_latency(s), (e->flags & RS_SESS_IS_ERR) ? "true" : "false", e->flags,
+		interim ? "true" : "false", stitched ? "true" : "false",
+		(e->flags & RS_SESS_OVERFLOW) ? "true" : "false", e->depth,
+		stitched ? e->stitch_pos : 0, e->dropped_records, e->overflow_calls);
+	if (e->kstack_sz < 0)
+		fprintf(out, "%d", e->kstack_sz);
+	else
+		fputs("null", out);
+
+	fputs(",\"frames\":[", out);
+	for (int i = 0; i < e->nframes; i++) {
+		const struct rs_frame *f = &e->frames[i];
+		uint32_t fl = anl_func_flags(j->env, f->func_id);
+		bool unfinished = interim && i < e->depth;
+
+		if (i)
+			putc(',', out);
+		fprintf(out, "{\"depth\":%d,\"func\":", i);
+		json_put_str(out, anl_func_name(j->env, f->func_id, buf, sizeof(buf)));
+		fprintf(out, ",\"func_id\":%u,\"module\":", f->func_id);
+		put_str_or_null(out, anl_func_module(j->env, f->func_id));
+		if (f->func_id < j->env->nfuncs)
+			fprintf(out, ",\"addr\":\"0x%" PRIx64 "\"", j->env->funcs[f->func_id].addr);
+		else
+			fputs(",\"addr\":null", out);
+		fprintf(out, ",\"seq_id\":%u,\"result\":", f->seq_id);
+		if (unfinished)
+			fputs("null", out);
+		else
+			put_result(out, f->res, fl);
+		fprintf(out, ",\"latency_ns\":%s%" PRIu64 ",\"stitched\":%s,\"unfinished\":%s,"
+			"\"missing_from_kstack\":%s}",
+			"", unfinished ? (uint64_t)0 : f->lat_ns,
+			stitched && i >= e->stitch_pos ? "true" : "false", unfinished ? "true" : "false",
+			(s->nk && !in_kstack(j->env, sym, f->func_id, s)) ? "true" : "false");
+	}
+	fputs("],\"kstack\":[", out);
+	for (int i = 0; i < s->nk; i++) {
+		if (i)
+			putc(',', out);
+		fprintf(out, "{\"addr\":\"0x%" PRIx64 "\",", e->kstack[i]);
+		put_sym(out, sym, e->kstack[i], true, true);
+		putc('}', out);
+	}
+	fputs("],\"trace\":[", out);
+	for (size_t i = 0; i < s->nrecs; i++) {
+		const struct rs_rec_hdr *h = s->recs[i];
+
+		struct rs_rec_trace t;
+
+		if ((h->type != RS_REC_TRACE_ENTRY && h->type != RS_REC_TRACE_EXIT) ||
+		    h->size < offsetof(struct rs_rec_trace, res))
+			continue;
+		memset(&t, 0, sizeof(t));
+		memcpy(&t, h, h->size < sizeof(t) ? h->size : sizeof(t));
+		if (!first)
+			putc(',', out);
+		first = false;
+		put_trace(j, &t);
+	}
+	fputs("],\"lbr\":[", out);
+	first = true;
+	for (size_t i = 0; i < s->nrecs; i++)
+		if (s->recs[i]->type == RS_REC_LBR)
+			put_lbrs(j, sym, (const struct rs_rec_lbr *)s->recs[i], &first);
+	fputs("]}\n", out);
+	return ferror(out) ? -1 : 0;
+}
