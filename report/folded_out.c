@@ -1,0 +1,172 @@
+/* folded_out.c - `--folded`: aggregates sessions into folded stacks
+ * ("outer;inner;deepest N", logical frames outermost first) in a hash
+ * table keyed by the stack string, and prints them sorted. Weight: one per
+ * session on the full stack, or with --folded-weight=latency each frame's
+ * self time (its latency minus its callee's) in microseconds, so a flame
+ * graph's widths are latencies. Memory grows with distinct stacks only. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "folded_out.h"
+
+struct fold_ent {
+	struct fold_ent *next;
+	uint64_t hash;
+	uint64_t weight;
+	char key[];
+};
+
+struct folded_out {
+	struct anl_env *env;
+	bool by_latency;
+	struct fold_ent **tab;
+	size_t ntab, n;
+	char *buf;
+	size_t cap;
+};
+
+struct folded_out *folded_out_new(struct anl_env *env, bool by_latency)
+{
+	struct folded_out *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->env = env;
+	f->by_latency = by_latency;
+	f->ntab = 1024;
+	f->tab = calloc(f->ntab, sizeof(*f->tab));
+	if (!f->tab) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int grow(struct folded_out *f)
+{
+	size_t nt = f->ntab * 2;
+	struct fold_ent **t = calloc(nt, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < f->ntab; i++)
+		for (struct fold_ent *e = f->tab[i], *nx; e; e = nx) {
+			nx = e->next;
+			e->next = t[e->hash % nt];
+			t[e->hash % nt] = e;
+		}
+	free(f->tab);
+	f->tab = t;
+	f->ntab = nt;
+	return 0;
+}
+
+static int add(struct folded_out *f, const char *key, size_t len, uint64_t w)
+{
+	uint64_t h = fnv(key, len);
+	struct fold_ent *e;
+
+	for (e = f->tab[h % f->ntab]; e; e = e->next)
+		if (e->hash == h && !strncmp(e->key, key, len) && !e->key[len]) {
+			e->weight += w;
+			return 0;
+		}
+	if (f->n >= f->ntab && grow(f))
+		return -1;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return -1;
+	e->hash = h;
+	e->weight = w;
+	memcpy(e->key, key, len);
+	e->key[len] = '\0';
+	e->next = f->tab[h % f->ntab];
+	f->tab[h % f->ntab] = e;
+	f->n++;
+	return 0;
+}
+
+int folded_out_session(struct folded_out *f, const struct anl_session *s)
+{
+	const struct rs_rec_session_end *e = s->e;
+	size_t len = 0;
+	char nb[32];
+
+	if (!e->nframes)
+		return 0;
+	for (int i = 0; i < e->nframes; i++) {
+		const char *name = anl_func_name(f->env, e->frames[i].func_id, nb, sizeof(nb));
+		size_t nl = strlen(name);
+
+		if (len + nl + 2 > f->cap) {
+			size_t cap = (len + nl + 2) * 2;
+			char *b = realloc(f->buf, cap);
+
+			if (!b)
+				return -1;
+			f->buf = b;
+			f->cap = cap;
+		}
+		if (i)
+			f->buf[len++] = ';';
+		for (size_t k = 0; k < nl; k++)   /* ';' and ' ' would break the format */
+			f->buf[len++] = (name[k] == ';' || name[k] == ' ') ? '_' : name[k];
+		f->buf[len] = '\0';
+		if (f->by_latency) {
+			uint64_t lat = e->frames[i].lat_ns;
+			uint64_t inner = i + 1 < e->nframes ? e->frames[i + 1].lat_ns : 0;
+			uint64_t self = lat > inner ? lat - inner : 0;
+
+			if (self / 1000 && add(f, f->buf, len, self / 1000))
+				return -1;
+		}
+	}
+	if (!f->by_latency)
+		return add(f, f->buf, len, 1);
+	return 0;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return strcmp((*(struct fold_ent *const *)a)->key, (*(struct fold_ent *const *)b)->key);
+}
+
+int folded_out_finish(struct folded_out *f, FILE *out)
+{
+	struct fold_ent **v = malloc((f->n ? f->n : 1) * sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < f->ntab; i++)
+		for (struct fold_ent *e = f->tab[i]; e; e = e->next)
+			v[k++] = e;
+	qsort(v, k, sizeof(*v), cmp_ent);
+	for (size_t i = 0; i < k; i++)
+		fprintf(out, "%s %" PRIu64 "\n", v[i]->key, v[i]->weight);
+	free(v);
+	return ferror(out) ? -1 : 0;
+}
+
+void folded_out_free(struct folded_out *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->ntab; i++)
+		for (struct fold_ent *e = f->tab[i], *nx; e; e = nx) {
+			nx = e->next;
+			free(e);
+		}
+	free(f->tab);
+	free(f->buf);
+	free(f);
+}
