@@ -1,0 +1,330 @@
+/* perfetto_out.c - `--perfetto FILE`: Chrome trace-event JSON. One track
+ * per thread (thread_name/process_name metadata), one "X" (complete)
+ * slice per session and, nested in it, one per traced call: from the -T
+ * entry/exit records when the session has them, else from the logical
+ * frames' latencies (each call placed so that it ends when its caller
+ * ends: errors propagate straight up). Timestamps are bpf_ktime in
+ * microseconds; slices of a session are sorted by start so every track is
+ * monotonic. Failing calls carry args.error=true and a red "cname". */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "perfetto_out.h"
+#include "json_out.h"
+#include "result_fmt.h"
+
+struct slice {
+	uint64_t ts, dur;
+	int depth;
+	uint32_t func_id;
+	bool has_res;
+	int64_t res;
+};
+
+struct perfetto_out {
+	struct anl_env *env;
+	FILE *f;
+	char *path;
+	uint64_t *seen;           /* open-addressing set of pid<<32|tid (0 = empty) */
+	size_t nseen, capseen;
+	struct slice *sl;
+	size_t nsl, capsl;
+	bool first;
+};
+
+struct perfetto_out *perfetto_out_new(struct anl_env *env, const char *path, char *err, size_t errlen)
+{
+	struct perfetto_out *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->path = strdup(path))) {
+		snprintf(err, errlen, "out of memory");
+		free(p);
+		return NULL;
+	}
+	p->env = env;
+	p->f = fopen(path, "w");
+	if (!p->f) {
+		snprintf(err, errlen, "--perfetto: cannot create '%s': %m", path);
+		free(p->path);
+		free(p);
+		return NULL;
+	}
+	p->capseen = 256;
+	p->seen = calloc(p->capseen, sizeof(*p->seen));
+	if (!p->seen) {
+		snprintf(err, errlen, "out of memory");
+		fclose(p->f);
+		free(p->path);
+		free(p);
+		return NULL;
+	}
+	p->first = true;
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"retsnoop-report\"},"
+	      "\"traceEvents\":[\n", p->f);
+	return p;
+}
+
+static void sep(struct perfetto_out *p)
+{
+	if (!p->first)
+		fputs(",\n", p->f);
+	p->first = false;
+}
+
+static void put_us(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+static bool seen_insert(uint64_t *set, size_t cap, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+
+	while (set[i]) {
+		if (set[i] == key)
+			return false;
+		i = (i + 1) & (cap - 1);
+	}
+	set[i] = key;
+	return true;
+}
+
+/* true when the track is new; grows the set at half load */
+static int track_new(struct perfetto_out *p, uint64_t key)
+{
+	if ((p->nseen + 1) * 2 > p->capseen) {
+		size_t cap = p->capseen * 2;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -1;
+		for (size_t i = 0; i < p->capseen; i++)
+			if (p->seen[i])
+				seen_insert(n, cap, p->seen[i]);
+		free(p->seen);
+		p->seen = n;
+		p->capseen = cap;
+	}
+	if (!seen_insert(p->seen, p->capseen, key))
+		return 0;
+	p->nseen++;
+	return 1;
+}
+
+static int add_slice(struct perfetto_out *p, const struct slice *s)
+{
+	if (p->nsl == p->capsl) {
+		size_t cap = p->capsl ? p->capsl * 2 : 64;
+		struct slice *n = realloc(p->sl, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		p->sl = n;
+		p->capsl = cap;
+	}
+	p->sl[p->nsl++] = *s;
+	return 0;
+}
+
+static int cmp_slice(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return x->depth - y->depth;
+}
+
+/* slices from -T records; returns how many were found */
+static int slices_from_trace(struct perfetto_out *p, const struct anl_session *s)
+{
+	const struct rs_rec_session_end *e = s->e;
+	size_t first = p->nsl;
+
+	for (size_t i = 0; i < s->nrecs; i++) {
+		const struct rs_rec_trace *t = (const void *)s->recs[i];
+		struct slice sl;
+
+		if (t->hdr.type != RS_REC_TRACE_ENTRY || t->hdr.size < offsetof(struct rs_rec_trace, res))
+			continue;
+		memset(&sl, 0, sizeof(sl));
+		sl.ts = t->ts;
+		sl.depth = t->depth;
+		sl.func_id = t->func_id;
+		sl.dur = e->end_ts > t->ts ? e->end_ts - t->ts : 0;   /* unfinished */
+		for (size_t k = i + 1; k < s->nrecs; k++) {
+			const struct rs_rec_trace *x = (const void *)s->recs[k];
+
+			if (x->hdr.type == RS_REC_TRACE_EXIT && x->hdr.size >= sizeof(*x) &&
+			    x->seq_id == t->seq_id) {
+				sl.dur = x->ts > t->ts ? x->ts - t->ts : 0;
+				sl.has_res = true;
+				sl.res = x->res;
+				break;
+			}
+		}
+		if (add_slice(p, &sl))
+			return -1;
+	}
+	return (int)(p->nsl - first);
+}
+
+static int slices_from_frames(struct perfetto_out *p, const struct anl_session *s)
+{
+	const struct rs_rec_session_end *e = s->e;
+	uint64_t pstart = e->start_ts, pend = e->end_ts > e->start_ts ? e->end_ts : e->start_ts;
+
+	for (int i = 0; i < e->nframes; i++) {
+		struct slice sl = { .depth = i + 1, .func_id = e->frames[i].func_id, .has_res = true,
+				    .res = e->frames[i].res };
+		uint64_t lat = e->frames[i].lat_ns, start;
+
+		if (i == 0) {
+			start = pstart;
+			pend = lat && pstart + lat < pend ? pstart + lat : pend;
+		} else {
+			start = pend - pstart > lat ? pend - lat : pstart;
+		}
+		sl.ts = start;
+		sl.dur = pend - start;
+		if (add_slice(p, &sl))
+			return -1;
+		pstart = start;
+	}
+	return 0;
+}
+
+static void put_track_meta(struct perfetto_out *p, const struct anl_session *s, uint32_t tid)
+{
+	const struct rs_rec_session_end *e = s->e;
+	int n = track_new(p, ((uint64_t)e->pid << 32) | tid | (1ULL << 63));
+
+	if (n <= 0)
+		return;
+	sep(p);
+	fprintf(p->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+		e->pid, tid);
+	json_put_str(p->f, s->task_comm);
+	fputs("}}", p->f);
+	if (track_new(p, (uint64_t)e->pid | (1ULL << 62)) > 0) {
+		sep(p);
+		fprintf(p->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":%u,"
+			"\"args\":{\"name\":", e->pid, tid);
+		json_put_str(p->f, s->proc_comm);
+		fputs("}}", p->f);
+	}
+}
+
+int perfetto_out_session(struct perfetto_out *p, const struct anl_session *s)
+{
+	const struct rs_rec_session_end *e = s->e;
+	struct symbolizer *sym = anl_symbolizer(p->env);
+	/* idle sessions (sess_id 1<<32|cpu) all have tid 0: one track per CPU */
+	uint32_t tid = (e->tid == 0 && (e->sess_id >> 32)) ? 0x40000000u + (uint32_t)e->sess_id : e->tid;
+	char nb[32], res[RESULT_FMT_MAX];
+	bool err = e->flags & RS_SESS_IS_ERR;
+	int n;
+
+	put_track_meta(p, s, tid);
+	p->nsl = 0;
+	n = slices_from_trace(p, s);
+	if (n < 0 || (n == 0 && slices_from_frames(p, s)))
+		return -1;
+	qsort(p->sl, p->nsl, sizeof(*p->sl), cmp_slice);
+
+	/* the session span, with the kernel stack attached */
+	sep(p);
+	fprintf(p->f, "{\"ph\":\"X\",\"cat\":\"session\",\"name\":");
+	{
+		char name[200];
+
+		snprintf(name, sizeof(name), "%s %s",
+			 e->nframes ? anl_func_name(p->env, e->frames[0].func_id, nb, sizeof(nb)) : "session",
+			 err ? "(error)" : "(ok)");
+		json_put_str(p->f, name);
+	}
+	fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", e->pid, tid);
+	put_us(p->f, e->start_ts);
+	fputs(",\"dur\":", p->f);
+	put_us(p->f, e->end_ts > e->start_ts ? e->end_ts - e->start_ts : 0);
+	if (err)
+		fputs(",\"cname\":\"terrible\"", p->f);
+	fprintf(p->f, ",\"args\":{\"session_id\":%" PRIu64 ",\"error\":%s,\"stack\":[",
+		e->sess_id, err ? "true" : "false");
+	for (int i = 0; i < s->nk; i++) {
+		struct symb_info si;
+		char buf[300];
+
+		if (sym && symbolize(sym, e->kstack[i], true, &si) == 0)
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 "%s%s%s", si.name, si.offset,
+				 si.module ? " [" : "", si.module ? si.module : "", si.module ? "]" : "");
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, e->kstack[i]);
+		if (i)
+			putc(',', p->f);
+		json_put_str(p->f, buf);
+	}
+	fputs("]}}", p->f);
+
+	for (size_t i = 0; i < p->nsl; i++) {
+		const struct slice *sl = &p->sl[i];
+		uint32_t fl = anl_func_flags(p->env, sl->func_id);
+		bool ferr = sl->has_res && result_is_error(sl->res, fl);
+
+		sep(p);
+		fputs("{\"ph\":\"X\",\"cat\":\"call\",\"name\":", p->f);
+		json_put_str(p->f, anl_func_name(p->env, sl->func_id, nb, sizeof(nb)));
+		fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", e->pid, tid);
+		/* nested calls must not start before the session span (ties sort first) */
+		put_us(p->f, sl->ts < e->start_ts ? e->start_ts : sl->ts);
+		fputs(",\"dur\":", p->f);
+		put_us(p->f, sl->dur);
+		if (ferr)
+			fputs(",\"cname\":\"terrible\"", p->f);
+		fprintf(p->f, ",\"args\":{\"depth\":%d,\"result\":", sl->depth);
+		if (sl->has_res) {
+			size_t k;
+
+			result_fmt(res, sizeof(res), sl->res, fl);
+			k = strlen(res);
+			if (k >= 2) {
+				memmove(res, res + 1, k - 2);
+				res[k - 2] = '\0';
+			}
+			json_put_str(p->f, res);
+		} else {
+			fputs("null", p->f);
+		}
+		fprintf(p->f, ",\"error\":%s}}", ferr ? "true" : "false");
+	}
+	return ferror(p->f) ? -1 : 0;
+}
+
+int perfetto_out_finish(struct perfetto_out *p, char *err, size_t errlen)
+{
+	int bad;
+
+	fputs("\n]}\n", p->f);
+	bad = ferror(p->f);
+	bad |= fclose(p->f) != 0;
+	p->f = NULL;
+	if (bad) {
+		snprintf(err, errlen, "--perfetto: error writing '%s'", p->path);
+		return -1;
+	}
+	return 0;
+}
+
+void perfetto_out_free(struct perfetto_out *p)
+{
+	if (!p)
+		return;
+	if (p->f)
+		fclose(p->f);
+	free(p->seen);
+	free(p->sl);
+	free(p->path);
+	free(p);
+}
