@@ -1,0 +1,181 @@
+/* info_cmd.c - `retsnoop-report info FILE`: prints what a recording
+ * holds: header (recorder, command line, kernel, build-id, host, times),
+ * attach mode, traced and entry function counts, features and modes,
+ * attach/detach timings, session counts (END records read), every trailer
+ * statistic, chunks, and whether the file is complete, truncated (no
+ * trailer) or damaged. Exit status 0 when complete, 1 otherwise, 2 on
+ * usage errors or an unreadable header. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "info_cmd.h"
+#include "../format/rsfile.h"
+
+#define PROG "retsnoop-report info"
+
+static void put_time(const char *label, int64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+	char buf[64], zone[8];
+
+	localtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	printf("%-22s %s.%06ld %s\n", label, buf, (long)(ns % 1000000000 / 1000), zone);
+}
+
+static void put_flags(const char *label, uint32_t v, const char *const *names, int n)
+{
+	bool any = false;
+
+	printf("%-22s", label);
+	for (int i = 0; i < n; i++)
+		if (v & (1u << i)) {
+			printf(" %s", names[i]);
+			any = true;
+		}
+	printf("%s\n", any ? "" : " (none)");
+}
+
+int info_main(int argc, char **argv)
+{
+	static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
+		"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
+	static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
+	const struct rsf_meta *m;
+	const struct rsf_stats *st;
+	const struct rsf_func *funcs;
+	struct rsf_reader *rd;
+	size_t nfuncs, nksyms, nmods, nentry = 0;
+	uint64_t nrec = 0, final = 0, interim = 0, ignored = 0, failed = 0, starts = 0, traces = 0, lbrs = 0;
+	uint64_t first_ts = 0, last_ts = 0;
+	enum rsf_status s;
+	char err[512];
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("Usage: retsnoop-report info FILE\nDescribe a recording: header, attach details, "
+		       "session counts, drops and integrity.\n");
+		return 0;
+	}
+	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
+		fprintf(stderr, PROG ": expected exactly one recording file\n");
+		return 2;
+	}
+	rd = rsf_reader_open(argv[1], err, sizeof(err));
+	if (!rd) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	m = rsf_reader_meta(rd);
+	funcs = rsf_reader_funcs(rd, &nfuncs);
+	rsf_reader_ksyms(rd, &nksyms);
+	rsf_reader_modules(rd, &nmods);
+	for (size_t i = 0; i < nfuncs; i++)
+		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
+
+	while (1) {
+		const struct rs_rec_hdr *h;
+
+		s = rsf_reader_next(rd, &h);
+		if (s != RSF_OK)
+			break;
+		nrec++;
+		if (h->type == RS_REC_SESSION_END && h->size >= offsetof(struct rs_rec_session_end, frames)) {
+			const struct rs_rec_session_end *e = (const void *)h;
+
+			if (e->flags & RS_SESS_IGNORED)
+				ignored++;
+			else if (e->flags & RS_SESS_INTERIM)
+				interim++;
+			else {
+				final++;
+				failed += !!(e->flags & RS_SESS_IS_ERR);
+				if (!first_ts || e->start_ts < first_ts)
+					first_ts = e->start_ts;
+				if (e->end_ts > last_ts)
+					last_ts = e->end_ts;
+			}
+		} else if (h->type == RS_REC_SESSION_START) {
+			starts++;
+		} else if (h->type == RS_REC_TRACE_ENTRY || h->type == RS_REC_TRACE_EXIT) {
+			traces++;
+		} else if (h->type == RS_REC_LBR) {
+			lbrs++;
+		}
+	}
+	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
+
+	printf("%-22s %s\n", "File:", argv[1]);
+	printf("%-22s %u (%s-endian, %u-bit recorder)\n", "Format version:", m->format_version,
+	       m->endian_word == 0x01020304 ? "same" : "other", m->word_size * 8);
+	printf("%-22s %s\n", "Recorder version:", m->recorder_version);
+	printf("%-22s %s\n", "Command line:", m->cmdline);
+	printf("%-22s %s\n", "Kernel release:", m->uts_release);
+	printf("%-22s %s\n", "Kernel version:", m->uts_version);
+	printf("%-22s %s\n", "Machine:", m->uts_machine);
+	printf("%-22s ", "Kernel build-id:");
+	for (uint32_t i = 0; i < m->build_id_len && i < sizeof(m->build_id); i++)
+		printf("%02x", m->build_id[i]);
+	printf("%s\n", m->build_id_len ? "" : "(unknown)");
+	printf("%-22s %s\n", "Hostname:", m->hostname);
+	printf("%-22s 0x%" PRIx64 "\n", "Runtime _text:", m->text_addr);
+	put_time("Start time:", (int64_t)m->start_realtime_ns);
+	if (st && st->end_realtime_ns) {
+		put_time("End time:", (int64_t)st->end_realtime_ns);
+		printf("%-22s %.3f s\n", "Duration:",
+		       (double)(int64_t)(st->end_realtime_ns - m->start_realtime_ns) / 1e9);
+	} else {
+		printf("%-22s (unknown: %s)\n", "End time:", st ? "not in the trailer" : "no trailer");
+	}
+	if (final) {
+		put_time("First session:", (int64_t)first_ts + m->mono_to_realtime_ns);
+		put_time("Last session end:", (int64_t)last_ts + m->mono_to_realtime_ns);
+	}
+	printf("%-22s %s\n", "Attach mode:", m->attach_mode[0] ? m->attach_mode : "(unknown)");
+	printf("%-22s %zu (%zu entry)\n", "Traced functions:", nfuncs, nentry);
+	printf("%-22s %zu function symbol(s), %zu module(s)\n", "Kallsyms snapshot:", nksyms, nmods);
+	put_flags("Features:", m->features, feats, 9);
+	put_flags("Mode:", m->mode, modes, 5);
+	if (m->mode & RSF_MODE_LBR)
+		printf("%-22s flags 0x%" PRIx64 "%s%s\n", "LBR:", m->lbr_flags,
+		       m->lbr_status[0] ? ", not captured: " : ", captured", m->lbr_status);
+	printf("%-22s %" PRIu64 " record(s): %" PRIu64 " session(s) (%" PRIu64 " failed, %" PRIu64
+	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
+	       " trace, %" PRIu64 " LBR\n", "Records:", nrec, final, failed, final - failed, interim,
+	       ignored, starts, traces, lbrs);
+	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
+	if (st) {
+		const struct rs_bpf_stats *b = &st->bpf;
+
+		printf("%-22s %" PRIu64 " attached, %" PRIu64 " failed\n", "Attach:", st->funcs_attached,
+		       st->funcs_failed);
+		printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
+		       st->detach_ns / 1e6);
+		printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
+		       st->records_written, st->chunks_written);
+		printf("Statistics:\n");
+		printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
+		printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
+		printf("  %-26s %" PRIu64 "\n", "sessions incomplete", b->sessions_incomplete);
+		printf("  %-26s %" PRIu64 "\n", "sessions table full", b->sessions_table_full);
+		printf("  %-26s %" PRIu64 "\n", "sessions exited", b->sessions_exited);
+		printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
+		printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
+		printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
+		printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
+		if (b->sessions_emitted != final + interim + ignored)
+			printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
+			       b->sessions_emitted, final + interim + ignored);
+	}
+	if (s == RSF_DAMAGED)
+		printf("%-22s DAMAGED: %s\n", "Integrity:", rsf_reader_error(rd));
+	else if (!st)
+		printf("%-22s TRUNCATED: no trailer (the recorder was killed?)\n", "Integrity:");
+	else
+		printf("%-22s complete\n", "Integrity:");
+	s = rsf_reader_complete(rd) ? RSF_OK : RSF_DAMAGED;
+	rsf_reader_close(rd);
+	return s == RSF_OK ? 0 : 1;
+}
