@@ -37,7 +37,7 @@ for s in "${SUITES[@]}"; do
 			[ -x "$t" ] || continue
 			run_suite "unit/$(basename "$t")" "$t"
 		done ;;
-	golden) run_suite golden tests/golden/run.sh ;;
+	golden) run_suite golden tests/golden/run.sh; run_suite golden-filters tests/golden/run_filters.sh ;;
 	vm)     run_suite vm tests/vm/run.sh ;;
 	*) echo "run-all.sh: unknown suite '$s' (unit, golden, vm)" >&2; exit 2 ;;
 	esac
