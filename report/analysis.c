@@ -331,6 +331,9 @@ int anl_feed(struct anl *a, struct report *rep, const struct rs_rec_hdr *rec)
 	bool keep = true, filt = filters_active(&a->filt);
 	int ret = 0;
 
+	if (!filt && a->text && !a->jo && !a->po && !a->fo && !a->sv)
+		return report_feed(rep, rec);   /* plain text report: nothing to add */
+
 	if (rec->size < sizeof(*rec) + sizeof(uint64_t) ||
 	    (rec->type == RS_REC_SESSION_END && normalize(a, rec, &s))) {
 		/* malformed: the text report counts and skips it */

@@ -140,22 +140,15 @@ static void put_sym(FILE *out, struct symbolizer *sym, uint64_t addr, bool is_re
 	putc(']', out);
 }
 
-/* is traced function ID among the kernel stack's symbols? */
-static bool in_kstack(struct anl_env *env, struct symbolizer *sym, uint32_t id,
-		      const struct anl_session *s)
+/* is traced function ID among the kernel stack's symbols (knames)? */
+static bool in_kstack(struct anl_env *env, uint32_t id, const char *const *knames, int nk)
 {
-	const char *name;
 	char buf[32];
+	const char *name = anl_func_name(env, id, buf, sizeof(buf));
 
-	if (!sym)
-		return false;
-	name = anl_func_name(env, id, buf, sizeof(buf));
-	for (int i = 0; i < s->nk; i++) {
-		struct symb_info si;
-
-		if (symbolize(sym, s->e->kstack[i], true, &si) == 0 && !strcmp(si.name, name))
+	for (int i = 0; i < nk; i++)
+		if (knames[i] && !strcmp(knames[i], name))
 			return true;
-	}
 	return false;
 }
 
@@ -212,6 +205,13 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 	bool first = true;
 	FILE *out = j->out;
 	char buf[32];
+	const char *knames[RS_MAX_KSTACK_DEPTH];
+
+	for (int i = 0; i < s->nk; i++) {
+		struct symb_info si;
+
+		knames[i] = sym && symbolize(sym, e->kstack[i], true, &si) == 0 ? si.name : NULL;
+	}
 
 	fprintf(out, "{\"session_id\":%" PRIu64 ",\"tid\":%u,\"pid\":%u,\"task_comm\":", e->sess_id,
 		e->tid, e->pid);
@@ -261,7 +261,7 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 			"\"missing_from_kstack\":%s}",
 			"", unfinished ? (uint64_t)0 : f->lat_ns,
 			stitched && i >= e->stitch_pos ? "true" : "false", unfinished ? "true" : "false",
-			(s->nk && !in_kstack(j->env, sym, f->func_id, s)) ? "true" : "false");
+			(s->nk && !in_kstack(j->env, f->func_id, knames, s->nk)) ? "true" : "false");
 	}
 	fputs("],\"kstack\":[", out);
 	for (int i = 0; i < s->nk; i++) {
