@@ -25,7 +25,9 @@ static void usage(FILE *f)
 		"  -s                       symbolize with source lines (needs DWARF)\n"
 		"  -ss                      source lines and inlined functions (needs DWARF)\n"
 		"  -sn                      kallsyms names only (no DWARF)\n"
-		"  -k PATH                  vmlinux image with DWARF (for -s/-ss)\n"
+		"  -k, --kernel PATH        vmlinux image with DWARF (for -s/-ss; default: the\n"
+		"                           recorded release's in the standard places, or debuginfod)\n"
+		"      --allow-build-id-mismatch  use a vmlinux whose build-id differs (warns)\n"
 		"  -C stacks.emit-addrs=BOOL    print raw addresses too\n"
 		"  -C stacks.dec-offs=BOOL      function offsets in decimal\n"
 		"  -C stacks.unfiltered=BOOL    keep BPF trampoline/program frames\n"
@@ -127,6 +129,14 @@ int main(int argc, char **argv)
 			opts.symb = SYMB_INLINES;
 		} else if (!strcmp(a, "-sn")) {
 			opts.symb = SYMB_NONE;
+		} else if (!strcmp(a, "--allow-build-id-mismatch")) {
+			opts.allow_build_id_mismatch = true;
+		} else if (!strcmp(a, "--kernel") || !strncmp(a, "--kernel=", 9)) {
+			const char *v = a[8] ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!v)
+				return usage_error("option '%s' needs a path", a);
+			opts.vmlinux = v;
 		} else if (!strcmp(a, "-k") || !strncmp(a, "-k", 2)) {
 			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
 
@@ -202,9 +212,6 @@ int main(int argc, char **argv)
 	funcs = rsf_reader_funcs(rd, &nfuncs);
 	if (opts.verbose)
 		print_meta(rsf_reader_meta(rd), nksyms, nmods, nfuncs);
-	if (opts.symb == SYMB_LINES || opts.symb == SYMB_INLINES)
-		fprintf(stderr, PROG ": source-line symbolization is not available yet; "
-			"using kallsyms names\n");
 
 	if (anl_start(anl, rd, &opts, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -216,7 +223,7 @@ int main(int argc, char **argv)
 	if (!rep) {
 		fprintf(stderr, PROG ": %s: %s\n", path, err);
 		rsf_reader_close(rd);
-		return 1;
+		return 2;   /* the vmlinux given or found does not fit the recording */
 	}
 	while (1) {
 		const struct rs_rec_hdr *rec;

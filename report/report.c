@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "report.h"
+#include "dwarf_backend.h"
 #include "lbr_view.h"
 #include "stack_view.h"
 #include "symbolize.h"
@@ -63,6 +64,11 @@ struct report *report_new(const struct rsf_meta *meta,
 	r->sym = symbolizer_new(ksyms, nksyms, mods, nmods);
 	if (!r->sym) {
 		snprintf(err, errlen, "out of memory loading %zu kallsyms entries", nksyms);
+		free(r);
+		return NULL;
+	}
+	if (dwarf_backend_attach(r->sym, meta, opts, stderr, err, errlen)) {
+		symbolizer_free(r->sym);
 		free(r);
 		return NULL;
 	}

@@ -6,6 +6,7 @@
 # files instead (review them against the upstream format before committing).
 # Prints "golden: N passed, N failed"; exits non-zero on any failure.
 set -u
+export RETSNOOP_NO_DWARF=1   # renderings must not depend on installed debug info
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 EXP=$ROOT/tests/golden/expected
