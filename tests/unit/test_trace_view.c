@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpf/retsnoop_abi.h"
+#include "report/report.h"
 #include "report/trace_view.h"
 #include "testlib.h"
 
@@ -192,8 +193,81 @@ static void test_widths(void)
 	tv_table_free(&t);
 }
 
+/* the engine: START, trace records, interim and final END, an ignored
+ * session (its buffer freed: ASan would report a leak) and records of a
+ * session whose START never came (counted, not shown) */
+static void feed_end(struct report *r, uint64_t sess, uint32_t flags, uint32_t last_seq)
+{
+	struct rs_rec_session_end e;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.type = RS_REC_SESSION_END;
+	e.hdr.size = sizeof(e);
+	e.sess_id = sess;
+	e.flags = flags;
+	e.last_seq_id = last_seq;
+	e.nframes = 1;
+	report_feed(r, &e.hdr);
+}
+
+static void feed_trace(struct report *r, uint64_t sess, struct rs_rec_trace t)
+{
+	t.sess_id = sess;
+	report_feed(r, &t.hdr);
+}
+
+static void test_engine(void)
+{
+	struct rsf_meta meta;
+	struct report_opts opts = { .symb = SYMB_NONE, .show_trace = true };
+	struct rs_rec_session_start st;
+	char err[256], *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct report *r;
+	int n;
+
+	memset(&meta, 0, sizeof(meta));
+	r = report_new(&meta, NULL, 0, NULL, 0, funcs, NF, &opts, f, err, sizeof(err));
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	memset(&st, 0, sizeof(st));
+	st.hdr.type = RS_REC_SESSION_START;
+	st.hdr.size = sizeof(st);
+	st.sess_id = 7;
+	report_feed(r, &st.hdr);
+	feed_trace(r, 7, R(0, 0, 0, 1, 0, 0));
+	feed_trace(r, 7, R(0, 1, 1, 2, 0, 0));
+	feed_trace(r, 9, R(0, 0, 3, 1, 0, 0));          /* no START for 9 */
+	feed_end(r, 7, RS_SESS_INTERIM, 0);
+	feed_trace(r, 7, R(1, 2, 1, 2, -12, 2000));
+	feed_trace(r, 7, R(1, 3, 0, 1, -12, 3000));
+	feed_end(r, 7, RS_SESS_IS_ERR, 3);
+	st.sess_id = 8;
+	report_feed(r, &st.hdr);
+	feed_trace(r, 8, R(0, 0, 2, 1, 0, 0));
+	feed_end(r, 8, RS_SESS_IGNORED, 0);
+	report_finish(r, NULL);
+	report_free(r);
+	fclose(f);
+	/* two renderings of session 7: the interim one shows seq 0 only */
+	n = 0;
+	for (p = buf; (p = strstr(p, "FUNCTION CALLS")); p++)
+		n++;
+	CHECK_INT(n, 2);
+	p = buf ? strstr(buf, "FUNCTION CALLS") : NULL;
+	CHECK(p && strstr(p, "\u2192 __x64_sys_bpf"));
+	CHECK(p && strstr(p + 1, "FUNCTION CALLS") && (strstr(p, "__sys_bpf") > strstr(p + 1, "FUNCTION CALLS")));
+	CHECK(buf && strstr(buf, "\u2194 __sys_bpf") && strstr(buf, "[-ENOMEM]"));
+	CHECK(buf && !strstr(buf, "alloc"));                 /* session 9 never shown */
+	CHECK(buf && !strstr(buf, "kfree"));                 /* ignored session 8 */
+	free(buf);
+}
+
 int main(void)
 {
+	RUN(test_engine);
 	RUN(test_upstream_example);
 	RUN(test_no_collapse);
 	RUN(test_gaps);
