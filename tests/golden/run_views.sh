@@ -17,6 +17,7 @@ UPDATE=0
 REPORT=${REPORT:-$ROOT/build/retsnoop-report}
 MKREC_VIEWS=${MKREC_VIEWS:-$ROOT/build/mkrec_views}
 KENV=${KENV:-/opt/retsnoop-kernels/6.12.env}
+export RETSNOOP_NO_DWARF=1   # only views-real-dwarf uses debug info
 
 if [ -z "${NO_BUILD:-}" ] && ! make -s build/retsnoop-report build/mkrec_views >/dev/null; then
 	echo "golden-views: cannot build retsnoop-report and mkrec_views" >&2
@@ -44,7 +45,7 @@ case_() {   # NAME ARGS...
 	local out="$WORK/$name.out" rc
 	{
 		printf '$ retsnoop-report %s\n' "$*"
-		TZ=UTC "$REPORT" "$@" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
+		TZ=UTC ${CASE_ENV:-} "$REPORT" "$@" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
 		rc=$?
 		cat "$WORK/$name.stdout"
 		echo "--- stderr"
@@ -94,6 +95,13 @@ case_ views-all-TE              -T -E views-all.rsrec
 if [ -n "$SYSMAP" ]; then
 	case_ views-real            views-real.rsrec
 	case_ views-real-max3       --lbr-max-count=3 views-real.rsrec
+	# with the -dbg vmlinux's DWARF: source lines and inlined frames
+	VMLINUX_DBG=$(. "$KENV" && echo "${VMLINUX_DBG:-}")
+	if [ -f "$VMLINUX_DBG" ]; then
+		CASE_ENV="env -u RETSNOOP_NO_DWARF" case_ views-real-dwarf -ss -k "$VMLINUX_DBG" views-real.rsrec
+	else
+		echo "SKIP views-real-dwarf: no -dbg vmlinux ($KENV)"
+	fi
 else
 	echo "SKIP views-real: no System.map ($KENV)"
 fi
