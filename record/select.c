@@ -2,6 +2,7 @@
  * list ∩ kallsyms ∩ BTF, globs with deny > entry > allow, enforced deny
  * list, per-address instances, and a diagnosis for -e globs that match
  * nothing. */
+#include "record/path_globs.h"
 #include "record/select.h"
 #include "record/func_flags.h"
 #include "record/presets.h"
@@ -294,15 +295,15 @@ int select_functions(const struct record_opts *o, const struct ksyms *ks,
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < o->entry.n; i++)
-		if (o->entry.v[i].path)
-			goto path_globs;
-	for (size_t i = 0; i < o->allow.n; i++)
-		if (o->allow.v[i].path)
-			goto path_globs;
-	for (size_t i = 0; i < o->deny.n; i++)
-		if (o->deny.v[i].path)
-			goto path_globs;
+	if (path_globs_present(o)) {   /* ':path' -> the names of its DWARF CUs */
+		struct record_opts exp;
+
+		if (path_globs_expand(o, &exp, err, errlen))
+			return -1;
+		ret = select_functions(&exp, ks, vmlinux_btf, need_btf, out, err, errlen);
+		path_globs_free(&exp);
+		return ret;
+	}
 
 	for (int i = 0; enforced_deny[i]; i++)
 		glob_set_add(&enforced, enforced_deny[i], err, errlen);
@@ -366,6 +367,19 @@ int select_functions(const struct record_opts *o, const struct ksyms *ks,
 	for (size_t g = 0; g < o->entry.n; g++) {
 		if (entry_hits[g])
 			continue;
+		if (o->entry.v[g].path) {   /* from a ':path' glob: one hit for the glob is enough */
+			size_t h = 0;
+
+			for (size_t g2 = 0; g2 < o->entry.n; g2++)
+				if (o->entry.v[g2].path && !strcmp(o->entry.v[g2].path, o->entry.v[g].path))
+					h += entry_hits[g2];
+			if (h)
+				continue;
+			snprintf(err, errlen, "entry glob ':%s': none of the functions of its compile "
+				 "units is traceable (or all are denied)", o->entry.v[g].path);
+			free(entry_hits);
+			goto out;
+		}
 		char text[300];
 
 		snprintf(text, sizeof(text), "%s%s%s%s", o->entry.v[g].name,
@@ -384,10 +398,6 @@ int select_functions(const struct record_opts *o, const struct ksyms *ks,
 	ret = 0;
 	goto out;
 
-path_globs:
-	snprintf(err, errlen, "source-path globs (':path') need DWARF from a vmlinux (-k) and are not "
-		 "supported by this build of retsnoop-record yet; use function-name globs");
-	return -1;
 out:
 	for (size_t i = 0; i < nall; i++) {
 		free(all[i].name);
