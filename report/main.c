@@ -207,6 +207,9 @@ int main(int argc, char **argv)
 		opts.show_stack = (mode & RSF_MODE_STACKS) ||
 				  !(mode & (RSF_MODE_TRACE | RSF_MODE_LBR));
 	}
+	if (opts.show_lbr && rsf_reader_meta(rd)->lbr_status[0])
+		fprintf(stderr, PROG ": %s: no LBR view: LBR was not captured (%.*s)\n", path,
+			(int)sizeof(rsf_reader_meta(rd)->lbr_status), rsf_reader_meta(rd)->lbr_status);
 	ksyms = rsf_reader_ksyms(rd, &nksyms);
 	mods = rsf_reader_modules(rd, &nmods);
 	funcs = rsf_reader_funcs(rd, &nfuncs);

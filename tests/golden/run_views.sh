@@ -84,6 +84,7 @@ case_ views-lbr-err-T           --trace views-lbr.rsrec
 case_ views-lbr-err-max         -C fmt.lbr-max-count=lots views-lbr.rsrec
 case_ views-lbr-err-max-arg     views-lbr.rsrec --lbr-max-count
 case_ views-lbr-unavail         views-lbr-unavail.rsrec
+case_ views-lbr-unavail-B       -B views-lbr-unavail.rsrec
 # view selection on a -T -B -E recording
 case_ views-all                 views-all.rsrec
 case_ views-all-T               -T views-all.rsrec
