@@ -150,7 +150,8 @@ int folded_out_finish(struct folded_out *f, FILE *out)
 	for (size_t i = 0; i < f->ntab; i++)
 		for (struct fold_ent *e = f->tab[i]; e; e = e->next)
 			v[k++] = e;
-	qsort(v, k, sizeof(*v), cmp_ent);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_ent);
 	for (size_t i = 0; i < k; i++)
 		fprintf(out, "%s %" PRIu64 "\n", v[i]->key, v[i]->weight);
 	free(v);

@@ -232,7 +232,8 @@ int perfetto_out_session(struct perfetto_out *p, const struct anl_session *s)
 	n = slices_from_trace(p, s);
 	if (n < 0 || (n == 0 && slices_from_frames(p, s)))
 		return -1;
-	qsort(p->sl, p->nsl, sizeof(*p->sl), cmp_slice);
+	if (p->nsl)
+		qsort(p->sl, p->nsl, sizeof(*p->sl), cmp_slice);
 
 	/* the session span, with the kernel stack attached */
 	sep(p);

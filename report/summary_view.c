@@ -257,7 +257,8 @@ void summary_view_print(struct summary_view *v, FILE *out)
 	fprintf(out, "SESSIONS: %" PRIu64 " (%" PRIu64 " failed, %" PRIu64 " succeeded)\n\n",
 		v->sessions, v->failed, v->sessions - v->failed);
 
-	qsort(v->fails, v->nfails, sizeof(*v->fails), cmp_fail);
+	if (v->nfails)
+		qsort(v->fails, v->nfails, sizeof(*v->fails), cmp_fail);
 	fprintf(out, "DEEPEST FAILING FUNCTION x ERROR:\n");
 	fprintf(out, "  %9s  %-40s %s\n", "COUNT", "FUNCTION", "ERROR");
 	for (size_t i = 0; i < v->nfails; i++) {
@@ -278,7 +279,8 @@ void summary_view_print(struct summary_view *v, FILE *out)
 	if (!v->nfails)
 		fprintf(out, "  (no failing function)\n");
 
-	qsort(v->entries, v->nentries, sizeof(*v->entries), cmp_entry);
+	if (v->nentries)
+		qsort(v->entries, v->nentries, sizeof(*v->entries), cmp_entry);
 	fprintf(out, "\nDEEPEST FAILING FUNCTION PER ENTRY FUNCTION:\n");
 	fprintf(out, "  %-32s %9s %9s  %-32s %9s\n", "ENTRY", "SESSIONS", "FAILED", "DEEPEST FAILING",
 		"COUNT");
@@ -286,7 +288,8 @@ void summary_view_print(struct summary_view *v, FILE *out)
 		struct entry_stat *es = &v->entries[i];
 		const char *name = anl_func_name(v->env, es->func_id, nb, sizeof(nb));
 
-		qsort(es->deep, es->ndeep, sizeof(*es->deep), cmp_deep);
+		if (es->ndeep)
+			qsort(es->deep, es->ndeep, sizeof(*es->deep), cmp_deep);
 		if (!es->ndeep)
 			fprintf(out, "  %-32s %9" PRIu64 " %9" PRIu64 "  %-32s %9s\n", name,
 				es->sessions, es->failed, "-", "-");

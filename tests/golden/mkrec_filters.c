@@ -305,7 +305,7 @@ static void mk_big(const char *dir, unsigned long nsess, unsigned long nfuncs)
 
 		rnd ^= rnd << 13; rnd ^= rnd >> 7; rnd ^= rnd << 17;
 		depth = 2 + (int)(rnd % 11);
-		lat = 1000 + (rnd >> 20) % 5000000;
+		lat = 1000 + (rnd >> 20) % 600000;   /* < 64 threads x 10 us: no overlap per thread */
 		err = (rnd >> 8) % 3 != 0;
 		t += 10000 + (rnd >> 40) % 50000;
 		begin(tid, tid, 900 + tid % 8, "benchthread", "benchproc", t, lat, err ? RS_SESS_IS_ERR : 0);
