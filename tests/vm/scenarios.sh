@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# scenarios.sh - VM end-to-end checks of session semantics and the live tool
+# on a real kernel (Debian 6.12 cloud in qemu): -T traces, -S success
+# stacks, -L duration filter, stitching (⌇), a ring-buffer flood whose drops
+# are counted, the LBR-unavailable path, a thread exiting mid-session, and
+# live `retsnoop` output equal to retsnoop-report of the same run.
+# One boot runs every scenario; checks run on the host.
+# Prints "vm-scenarios: N passed, N failed"; exits non-zero on failure.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
+[ -f "$KERNELS/6.12.env" ] || scripts/fetch-kernels.sh >&2 || { echo "vm-scenarios: 0 passed, 1 failed"; exit 1; }
+# shellcheck disable=SC1091
+. "$KERNELS/6.12.env"
+for b in retsnoop-record retsnoop-report retsnoop simfail; do
+	[ -x "build/$b" ] || { echo "vm-scenarios: build/$b missing (run make)"; echo "vm-scenarios: 0 passed, 1 failed"; exit 1; }
+done
+
+WORK=$(mktemp -d)
+[ -n "${KEEP:-}" ] && echo "keeping $WORK" || trap 'rm -rf "$WORK"' EXIT
+OUT=$WORK/out
+mkdir -p "$OUT" "$WORK/g"
+cp build/retsnoop-record build/retsnoop build/simfail "$WORK/g/"
+cp build/retsnoop-report "$WORK/"   # a private copy: immune to rebuilds while the VM runs
+BPF_GLOBS='-e *sys_bpf -a __sys_bpf -a map_create -a array_map_* -a bpf_map_* -a bpf_prog_load -a bpf_check'
+cat >"$WORK/g/guest.sh" <<EOF
+#!/bin/sh
+cd "\$(dirname "\$0")"
+R=./retsnoop-record
+run() { name=\$1; shift; "\$@" >/out/\$name.out 2>/out/\$name.err; echo \$? >/out/\$name.rc; }
+# -T on several cases
+for c in bpf-bad-map-max-entries-array bpf-bad-map-key-size-array bpf-bad-prog-load open-missing; do
+	case \$c in open-*) g='-e *sys_openat -a do_sys_openat2 -a do_filp_open -a path_openat -a getname*';;
+	*) g='$BPF_GLOBS';; esac
+	run trace-\$c \$R -T -E \$g -o /out/trace-\$c.rsr -- ./simfail \$c
+done
+# -S: a successful session is kept
+run success \$R -S $BPF_GLOBS -o /out/success.rsr -- ./simfail bpf-simple-map
+# -L: a 1.5 s sleep is kept with -L 1000 and dropped with -L 3000
+export SIMFAIL_SLEEP_MS=1500
+run long-keep \$R -S -L 1000 -e '*sys_nanosleep' -e '*sys_clock_nanosleep' -a 'hrtimer_nanosleep' -a 'do_nanosleep' -o /out/long-keep.rsr -- ./simfail syscall-long-sleep
+run long-drop \$R -S -L 3000 -e '*sys_nanosleep' -e '*sys_clock_nanosleep' -a 'hrtimer_nanosleep' -a 'do_nanosleep' -o /out/long-drop.rsr -- ./simfail syscall-long-sleep
+# stitching: with the bpf preset the failed allocation is followed by cleanup calls
+run stitch \$R -c bpf -o /out/stitch.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
+# ring-buffer flood: the smallest ring buffer and a full trace of the verifier
+run flood \$R -T -c bpf -C bpf.ringbuf-size=4096 -o /out/flood.rsr -- ./simfail bpf-bad-prog-load
+# LBR is unavailable under TCG: said in one line, recorded in the file, not fatal
+run lbr \$R -B $BPF_GLOBS -o /out/lbr.rsr -- ./simfail bpf-bad-map-max-entries-array
+# a thread that exits inside a traced call never returns: its session is freed
+run exit \$R -e '*sys_exit_group' -a do_group_exit -a do_exit -o /out/exit.rsr -- sh -c 'exit 3'
+# live tool with -o: rendered output equals the report of the written file
+run live ./retsnoop -c bpf -o /out/live.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
+dmesg >/out/dmesg
+EOF
+chmod +x "$WORK/g/guest.sh"
+
+(cd "$WORK/g" && "$ROOT/tests/vm/vmrun" -q --timeout 900 --kernel "$KIMG" --modules "$KMODS" \
+	--add "$WORK/g" --add /bin/sh --out "$OUT" -- "$WORK/g/guest.sh") >"$WORK/vm.log" 2>&1
+VMRC=$?
+
+PASS=0 FAIL=0
+ok()   { PASS=$((PASS + 1)); echo "ok   $*"; }
+bad()  { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+rep()  { TZ=UTC "$WORK/retsnoop-report" "$@" 2>/dev/null; }
+
+if [ "$VMRC" != 0 ]; then
+	bad "VM run (status $VMRC)"; tail -30 "$WORK/vm.log"
+fi
+
+# -T: arrows balance, entry row result = syscall errno, durations grow outward
+for c in bpf-bad-map-max-entries-array bpf-bad-map-key-size-array bpf-bad-prog-load open-missing; do
+	f=$OUT/trace-$c.rsr
+	[ -f "$f" ] || { bad "trace $c: no recording ($(cat "$OUT/trace-$c.err" 2>/dev/null | head -2))"; continue; }
+	txt=$(rep -T "$f")
+	txt_all=$(rep "$f")
+	errno=$(sed -n 's/.*errno=\([A-Z0-9]*\).*/\1/p' "$OUT/trace-$c.out")
+	n_in=$(grep -c '→' <<<"$txt"); n_out=$(grep -c '←' <<<"$txt")
+	check "trace $c: $n_in entries balance $n_out exits" [ "$n_in" -gt 0 ] && [ "$n_in" = "$n_out" ]
+	last_exit=$(grep '^← ' <<<"$txt" | tail -1)
+	check "trace $c: entry function returns -$errno" grep -q -- "\[-$errno\]" <<<"$last_exit"
+	# every exit's duration is >= the durations of the rows nested inside it
+	depth_ok=$(printf '%s\n' "$txt" | awk '
+		/(←|↔) / {
+			ind = match($0, /[^ ]/) - 1
+			if (match($0, /[0-9]+\.[0-9]+us *$/)) dur = substr($0, RSTART, RLENGTH) + 0; else next
+			for (k in best) if (k + 0 > ind && best[k] > dur + 0.001) { bad = 1 }
+			if (dur > best[ind]) best[ind] = dur
+			for (k in best) if (k + 0 > ind) delete best[k]
+		}
+		END { print bad ? "no" : "yes" }')
+	check "trace $c: durations are monotone with nesting" [ "$depth_ok" = yes ]
+	check "trace $c: stack view shows the entry row with -$errno" grep -Eq -- "\[-$errno\] +__x64_sys_" <<<"$txt_all"
+done
+
+# -S: exactly one successful session whose entry returned the map fd (>= 0)
+txt=$(rep "$OUT/success.rsr")
+check "success: one session" [ "$(grep -c 'TID/PID' <<<"$txt")" = 1 ]
+check "success: entry result is a non-negative fd" grep -Eq '\[[0-9]+\] +__x64_sys_bpf' <<<"$txt"
+
+# -L
+check "long sleep kept with -L 1000" [ "$(rep "$OUT/long-keep.rsr" | grep -c 'TID/PID')" = 1 ]
+check "long sleep dropped with -L 3000" [ "$(rep "$OUT/long-drop.rsr" | grep -c 'TID/PID')" = 0 ]
+
+# stitching
+txt=$(rep "$OUT/stitch.rsr")
+check "stitch: stitched frames are marked ⌇" grep -q '⌇' <<<"$txt"
+check "stitch: the entry function still fails with -ENOMEM" grep -Eq '\[-ENOMEM\] +__x64_sys_bpf' <<<"$txt"
+
+# flood: drops are counted in the trailer and shown, never silent
+info=$(rep info "$OUT/flood.rsr")
+drops=$(awk '/records dropped/ { print $3 }' <<<"$info")
+check "flood: ring buffer drops counted (${drops:-none})" [ "${drops:-0}" -gt 0 ]
+txt=$(rep -T "$OUT/flood.rsr")
+check "flood: the report shows the loss" grep -Eq 'missing|WARNING|dropped' <<<"$txt"
+
+# LBR unavailable
+check "lbr: recorder says why LBR is unavailable" grep -q 'LBR (-B) unavailable' "$OUT/lbr.err"
+check "lbr: recording still succeeded" [ "$(cat "$OUT/lbr.rc")" = 0 ] && [ "$(rep "$OUT/lbr.rsr" | grep -c 'TID/PID')" = 1 ]
+
+# thread exit mid-session
+check "exit: the command's status (3) is passed through" [ "$(cat "$OUT/exit.rc")" = 3 ]
+exited=$(rep info "$OUT/exit.rsr" | awk '/sessions exited/ { print $3 }')
+check "exit: the session of the exiting thread is counted, not leaked (${exited:-none})" [ "${exited:-0}" -ge 1 ]
+
+# live output == report of the written file
+# the command's own stdout (simfail: ...) shares the terminal with the live view
+live=$(grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/live.out")
+check "live: rendered a session" grep -q 'TID/PID' <<<"$live"
+check "live: output identical to retsnoop-report of its recording" \
+	diff <(printf '%s\n' "$live") <(rep "$OUT/live.rsr")
+
+check "guest dmesg has no WARNING/BUG/Oops" bash -c "! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
+
+echo "vm-scenarios: $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
