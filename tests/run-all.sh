@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/.."
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden vm)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden dwarf vm)
 TOTAL_P=0 TOTAL_F=0 BROKEN=0
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
@@ -38,8 +38,9 @@ for s in "${SUITES[@]}"; do
 			run_suite "unit/$(basename "$t")" "$t"
 		done ;;
 	golden) run_suite golden tests/golden/run.sh; run_suite golden-filters tests/golden/run_filters.sh ;;
-	vm)     run_suite vm tests/vm/run.sh ;;
-	*) echo "run-all.sh: unknown suite '$s' (unit, golden, vm)" >&2; exit 2 ;;
+	dwarf)  run_suite dwarf tests/dwarf/run.sh ;;
+	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh ;;
+	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, vm)" >&2; exit 2 ;;
 	esac
 done
 while read -r p f; do TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); done <"$LOG"
