@@ -330,7 +330,7 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 		    (o.interim ? RSF_MODE_INTERIM : 0);
 	meta.lbr_flags = o.lbr_flags;
 	if (o.lbr && !feat.lbr)
-		snprintf(meta.lbr_status, sizeof(meta.lbr_status), "%s", lbr_why);
+		snprintf(meta.lbr_status, sizeof(meta.lbr_status), "%.*s", (int)sizeof(meta.lbr_status) - 1, lbr_why);
 	kmodules_load(&mods);
 	snap = ksyms_snapshot(ks, &nsnap);
 	funcs = calloc(sel.n, sizeof(*funcs));
