@@ -1,109 +1,194 @@
 #!/usr/bin/env bash
-# run.sh - VM end-to-end suite for retsnoop-record/-report on real kernels:
-# boots Debian's 6.12 cloud kernel (kprobe.multi, kprobes, fentry) and 6.1
-# cloud kernel (no kprobe.multi: the default must fall back) once each, runs
-# every simfail case under retsnoop-record in every attach mode, and checks
-# on the host with retsnoop-report: one session per failing case (none
-# lost), the entry function's result equals the syscall's errno, the
-# expected failing function is in the stack, the command's status is passed
-# through, and the guest's dmesg has no WARNING/BUG/Oops.
-# Prints "vm-KERNEL: N passed, N failed" lines; exits non-zero on failure.
-set -u
-cd "$(dirname "$0")/../.."
+# run.sh - the VM end-to-end suite: records every simfail case with
+# build/retsnoop-record inside qemu (one boot per kernel, every attach mode
+# batched into it by tests/vm/guest-e2e.sh) and checks the recordings on the
+# host with build/retsnoop-report.  Kernels come from the .env files written
+# by scripts/fetch-kernels.sh (run automatically when they are missing).
+#
+# Prints one "vm-GROUP: N passed, N failed" line per kernel and attach mode
+# (the format tests/run-all.sh tallies) and exits non-zero on any failure,
+# including missing binaries.
+#
+# Checks per recording: the entry function's row carries the errno simfail
+# printed; the expected deepest failing function (tests/vm/cases.txt) shows up
+# with its result; exactly one session per failing case and none for success
+# cases; retsnoop-record's exit status equals simfail's own.  Per kernel: the
+# guest's dmesg shows no WARNING/BUG/Oops, and the tracing features exist.
+#
+# Environment: RETSNOOP_KERNELS (kernel store), VM_E2E_KERNELS (default
+# "6.12 6.1"), VM_E2E_KEEP=DIR (keep the VM outputs there), VM_E2E_CASES
+# (space-separated subset of the case names).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
-KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
-[ -f "$KERNELS/6.12.env" ] && [ -f "$KERNELS/6.1.env" ] || scripts/fetch-kernels.sh >&2
-for b in retsnoop-record retsnoop-report simfail; do
-	[ -x "build/$b" ] || { echo "vm: build/$b missing (run make)"; echo "vm: 0 passed, 1 failed"; exit 1; }
+KDIR=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
+KERNELS=${VM_E2E_KERNELS:-6.12 6.1}
+say() { printf 'vm: %s\n' "$*" >&2; }
+
+for b in build/retsnoop-record build/retsnoop-report build/simfail; do
+    if [ ! -x "$b" ]; then
+        say "$b is missing: run 'make' first"
+        echo "vm-setup: 0 passed, 1 failed"
+        exit 1
+    fi
 done
 
-BPF_CASES="bpf-bad-map-type bpf-bad-map-create-flags bpf-bad-map-key-size-array bpf-bad-map-max-entries-array bpf-bad-map-key-size-ringbuf bpf-bad-map-val-size-percpu-array bpf-bad-map-lookup-key bpf-bad-map-lookup-value bpf-bad-prog-load"
-# deepest function each case must show (a traced function on its failure path)
-declare -A EXPECT=(
-	[bpf-bad-map-type]=map_create [bpf-bad-map-create-flags]=map_create
-	[bpf-bad-map-key-size-array]=array_map_alloc_check [bpf-bad-map-max-entries-array]=array_map_alloc_check
-	[bpf-bad-map-key-size-ringbuf]=map_create [bpf-bad-map-val-size-percpu-array]=array_map_alloc
-	[bpf-bad-map-lookup-key]=map_lookup_elem [bpf-bad-map-lookup-value]=map_lookup_elem
-	[bpf-bad-prog-load]=bpf_check [open-missing]=do_filp_open [mkdir-existing]=filename_create
-)
-BPF_GLOBS="-e *sys_bpf -a __sys_bpf -a map_create -a array_map_* -a bpf_map_* -a ringbuf_map_* -a map_lookup_elem -a bpf_prog_load -a bpf_check -a __bpf_map_area_alloc -a __vmalloc_node*"
-OPEN_GLOBS="-e *sys_openat -a do_sys_openat2 -a do_filp_open -a path_openat -a link_path_walk* -a open_last_lookups -a walk_component -a lookup_fast"
-MKDIR_GLOBS="-e *sys_mkdirat -e *sys_mkdir -a do_mkdirat -a filename_create -a lookup_one_qstr_excl*"
+if [ -n "${VM_E2E_KEEP:-}" ]; then WORK=$VM_E2E_KEEP; mkdir -p "$WORK"
+else WORK=$(mktemp -d "${TMPDIR:-/tmp}/vm-e2e.XXXXXX"); trap 'rm -rf -- "$WORK"' EXIT; fi
 
-TOTAL_FAIL=0
-run_kernel() {  # NAME MODES...
-	local name=$1; shift
-	local modes=("$@") work out rc pass=0 fail=0
-	# shellcheck disable=SC1090
-	. "$KERNELS/$name.env"
-	work=$(mktemp -d); out=$work/out
-	mkdir -p "$out" "$work/g"
-	cp build/retsnoop-record build/simfail "$work/g/"
-	cp build/retsnoop-report "$work/"
-	{
-		echo '#!/bin/sh'
-		echo 'cd "$(dirname "$0")"'
-		for m in "${modes[@]}"; do
-			tag=${m:-auto}
-			echo "./retsnoop-record $m $BPF_GLOBS -o /out/$tag-bpf.rsr -- ./simfail $BPF_CASES >/out/$tag-bpf.out 2>/out/$tag-bpf.err; echo \$? >/out/$tag-bpf.rc"
-			echo "./retsnoop-record $m $OPEN_GLOBS -o /out/$tag-open.rsr -- ./simfail open-missing >/out/$tag-open.out 2>/out/$tag-open.err; echo \$? >/out/$tag-open.rc"
-			echo "./retsnoop-record $m $MKDIR_GLOBS -o /out/$tag-mkdir.rsr -- ./simfail mkdir-existing >/out/$tag-mkdir.out 2>/out/$tag-mkdir.err; echo \$? >/out/$tag-mkdir.rc"
-		done
-		echo 'dmesg >/out/dmesg'
-	} >"$work/g/guest.sh"
-	chmod +x "$work/g/guest.sh"
-	(cd "$work/g" && "$ROOT/tests/vm/vmrun" -q --timeout 1200 --kernel "$KIMG" --modules "$KMODS" \
-		--add "$work/g" --add /bin/sh --out "$out" -- "$work/g/guest.sh") >"$work/vm.log" 2>&1
-	rc=$?
-	ok()  { pass=$((pass + 1)); echo "ok   [$name] $*"; }
-	bad() { fail=$((fail + 1)); echo "FAIL [$name] $*"; }
-	[ "$rc" = 0 ] && ok "VM run" || { bad "VM run (status $rc)"; tail -20 "$work/vm.log"; }
-	for m in "${modes[@]}"; do
-		tag=${m:-auto}
-		for fam in bpf open mkdir; do
-			f=$out/$tag-$fam.rsr
-			if [ ! -s "$f" ]; then
-				bad "$tag $fam: no recording: $(head -c 300 "$out/$tag-$fam.err" 2>/dev/null)"; continue
-			fi
-			[ "$(cat "$out/$tag-$fam.rc")" = 0 ] && ok "$tag $fam: recorder returned simfail's status 0" ||
-				bad "$tag $fam: status $(cat "$out/$tag-$fam.rc"): $(head -c 300 "$out/$tag-$fam.err")"
-			TZ=UTC "$work/retsnoop-report" -sn "$f" >"$work/rep.txt" 2>"$work/rep.err"
-			# split the report into one file per session
-			awk -v d="$work" '/TID\/PID/ { n++ } n { print > (d "/sess." n) }' "$work/rep.txt"
-			i=0
-			while read -r line; do
-				c=$(sed -n 's/^simfail: \([^ ]*\) .*/\1/p' <<<"$line")
-				e=$(sed -n 's/.*errno=\([A-Z0-9]*\).*/\1/p' <<<"$line")
-				[ -n "$c" ] && [ "$e" != 0 ] || continue
-				i=$((i + 1))
-				s=$work/sess.$i
-				if [ ! -f "$s" ]; then bad "$tag $c: session $i missing (lost)"; continue; fi
-				grep -Eq "\[-$e\] +__(x64|se|do)_sys_" "$s" && ok "$tag $c: entry function returned -$e" ||
-					bad "$tag $c: entry row is not -$e: $(grep -m1 '__x64_sys' "$s")"
-				grep -Eq "\[(-E[A-Z0-9]+|NULL)\] +${EXPECT[$c]}(\+|\s|$)" "$s" && ok "$tag $c: ${EXPECT[$c]} failed in the stack" ||
-					bad "$tag $c: ${EXPECT[$c]} not failing in: $(tr '\n' '|' <"$s" | head -c 600)"
-			done <"$out/$tag-$fam.out"
-			n=$(grep -c 'TID/PID' "$work/rep.txt")
-			[ "$n" = "$i" ] && ok "$tag $fam: $n session(s) for $i failing case(s)" ||
-				bad "$tag $fam: $n session(s) for $i failing case(s)"
-			rm -f "$work"/sess.*
-		done
-	done
-	if grep -Eq 'WARNING:|BUG:|Oops' "$out/dmesg" 2>/dev/null; then
-		bad "guest dmesg has WARNING/BUG/Oops: $(grep -Em3 'WARNING:|BUG:|Oops' "$out/dmesg")"
-	else
-		ok "guest dmesg clean"
-	fi
-	if [ "$name" = 6.1 ] && [ -f "$out/auto-bpf.err" ]; then
-		# 6.1 has no kprobe.multi: the default mode must fall back to kprobes
-		TZ=UTC "$work/retsnoop-report" info "$out/auto-bpf.rsr" 2>/dev/null | grep -q 'Attach mode: *kprobe$' &&
-			ok "default mode fell back to kprobes" || bad "default mode did not fall back to kprobes"
-	fi
-	echo "vm-$name: $pass passed, $fail failed"
-	TOTAL_FAIL=$((TOTAL_FAIL + fail))
-	[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
+# private copies: immune to rebuilds while the VMs run
+mkdir -p "$WORK/bin"
+cp build/retsnoop-record build/retsnoop-report build/simfail "$WORK/bin/"
+REPORT=$WORK/bin/retsnoop-report
+export TZ=UTC
+
+# ---- the case table
+declare -A C_ENTRY C_ALLOW C_FN612 C_FN61 C_RES
+CASES=()
+BPF_ALLOW=$(sed -n 's/^@BPF=//p' tests/vm/cases.txt)
+while IFS='|' read -r name entry allow fn612 fn61 res; do
+    case "$name" in ''|'#'*|'@'*) continue ;; esac
+    if [ -n "${VM_E2E_CASES:-}" ] && [[ " $VM_E2E_CASES " != *" $name "* ]]; then continue; fi
+    [ "$allow" = @BPF ] && allow=$BPF_ALLOW
+    CASES+=("$name")
+    C_ENTRY[$name]=$entry C_ALLOW[$name]=$allow C_FN612[$name]=$fn612 C_FN61[$name]=$fn61 C_RES[$name]=$res
+done <tests/vm/cases.txt
+[ ${#CASES[@]} -gt 0 ] || { say "no cases selected"; echo "vm-setup: 0 passed, 1 failed"; exit 1; }
+
+# ---- counters per group
+declare -A PASS FAIL
+GROUPS_SEEN=()
+ok()  { local g=$1; [ -n "${PASS[$g]+x}" ] || { PASS[$g]=0; FAIL[$g]=0; GROUPS_SEEN+=("$g"); }; PASS[$g]=$((PASS[$g] + 1)); }
+bad() { local g=$1; shift; [ -n "${PASS[$g]+x}" ] || { PASS[$g]=0; FAIL[$g]=0; GROUPS_SEEN+=("$g"); }; FAIL[$g]=$((FAIL[$g] + 1)); say "FAIL [$g] $*"; }
+check() { local g=$1 msg=$2; shift 2; if "$@"; then ok "$g"; else bad "$g" "$msg"; fi; }
+
+# report_facts REPORT: for the first session of simfail, one line per row with
+# a result: "ROW <symbol without offset> <result>"; plus "SESSIONS <n>"
+report_facts() {
+    awk '
+        /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]+ -> .* TID\/PID [0-9]+\/[0-9]+ \(.*\):$/ {
+            if ($0 ~ /\(simfail\/simfail\):$/) { n++; cur = (n == 1) } else cur = 0
+            next
+        }
+        cur && match($0, /\[[^]]*\]/) {
+            res = substr($0, RSTART, RLENGTH); rest = substr($0, RSTART + RLENGTH)
+            split(rest, w, " "); sym = w[1]; sub(/\+0x[0-9a-f]+$/, "", sym); sub(/\+[0-9]+$/, "", sym)
+            print "ROW", sym, res
+        }
+        END { print "SESSIONS", n + 0 }' "$1"
 }
 
-run_kernel 6.12 -M -K -F
-run_kernel 6.1 "" -K -F
-[ "$TOTAL_FAIL" = 0 ]
+# ---- one boot per kernel
+run_kernel() {
+    local major=$1 env=$KDIR/$1.env KREL KIMG KMODS VMLINUX_DBG SYSMAP modes m flag c tag
+    # shellcheck disable=SC1090
+    . "$env"
+    local out=$WORK/$major plan=$WORK/$major.plan
+    mkdir -p "$out"
+    : >"$plan"
+    if [ "$major" = 6.12 ]; then modes="M:-M K:-K F:-F"; else modes="K:-K F:-F default:"; fi
+    for m in $modes; do
+        flag=${m#*:}
+        for c in "${CASES[@]}"; do
+            local args="$flag -e ${C_ENTRY[$c]}" g
+            for g in ${C_ALLOW[$c]}; do args="$args -a $g"; done
+            printf '%s|%s|%s\n' "${m%%:*}-$c" "$c" "$args" >>"$plan"
+        done
+    done
+    # one run with the bpf preset (about a thousand functions: kprobe.multi only)
+    if [ "$major" = 6.12 ] && [[ " ${CASES[*]} " == *" bpf-bad-prog-load "* ]]; then
+        printf '%s|%s|%s\n' "cbpf-bpf-bad-prog-load" bpf-bad-prog-load "-M -v -c bpf" >>"$plan"
+    fi
+    say "kernel $KREL: $(wc -l <"$plan") recordings in one boot"
+    local t0=$SECONDS vrc=0
+    tests/vm/vmrun -q --kernel "$KIMG" --modules "$KMODS" --timeout "${VM_E2E_TIMEOUT:-900}" \
+        --add "$WORK/bin/retsnoop-record:/e2e/retsnoop-record" --add "$WORK/bin/simfail:/e2e/simfail" \
+        --add tests/vm/guest-e2e.sh:/e2e/guest-e2e.sh --add "$plan":/e2e/plan \
+        --out "$out" --dmesg "$WORK/$major.dmesg" --log "$WORK/$major.console" \
+        -- sh /e2e/guest-e2e.sh /e2e/plan || vrc=$?
+    say "kernel $KREL: VM ran $((SECONDS - t0)) s (status $vrc)"
+    local G=vm-$major
+    check "$G-boot" "VM status $vrc (see $WORK/$major.console)" [ "$vrc" = 0 ]
+    check "$G-boot" "guest ran kernel '$(cat "$out/uname" 2>/dev/null)', wanted $KREL" \
+        [ "$(cat "$out/uname" 2>/dev/null)" = "$KREL" ]
+    local f
+    for f in /sys/kernel/btf/vmlinux /sys/kernel/tracing/available_filter_functions; do
+        check "$G-boot" "$f missing in the guest" grep -qx "present $f" "$out/features.txt"
+    done
+    check "$G-boot" "guest dmesg has WARNING/BUG/Oops: $(grep -aE 'WARNING:|BUG:|Oops' "$WORK/$major.dmesg" | head -n 2)" \
+        sh -c "! grep -aqE 'WARNING: CPU|BUG: |Oops|general protection fault|Kernel panic' '$WORK/$major.dmesg'"
+
+    local line fn res want sessions plainrc recrc entryres group secs
+    while IFS='|' read -r tag c _; do
+        group=$G-${tag%%-*}
+        [ "${tag%%-*}" = cbpf ] && group=$G-cbpf
+        local base=$out/$tag
+        if [ ! -f "$base.rc" ]; then bad "$group" "$tag: never ran (VM died?)"; continue; fi
+        recrc=$(cat "$base.rc"); plainrc=$(cat "$out/plain-$c.rc" 2>/dev/null || echo '?')
+        check "$group" "$tag: retsnoop-record status $recrc, simfail alone $plainrc ($(head -c 300 "$base.stderr"))" \
+            [ "$recrc" = "$plainrc" ]
+        line=$(grep -m1 "^simfail: $c result=" "$base.simfail" || true)
+        if [ -z "$line" ]; then bad "$group" "$tag: simfail printed no result line"; continue; fi
+        want=${line##*errno=}
+        if ! "$REPORT" "$base.rsr" >"$base.report" 2>"$base.report.err"; then
+            bad "$group" "$tag: retsnoop-report failed: $(head -n 3 "$base.report.err")"; continue
+        fi
+        report_facts "$base.report" >"$base.facts"
+        "$REPORT" info "$base.rsr" >"$base.info" 2>&1
+        local mode_want mode_got
+        case "${tag%%-*}" in
+            M|cbpf) mode_want=kprobe-multi ;; K) mode_want=kprobe ;; F) mode_want=fentry ;;
+            default) mode_want=kprobe ;;    # 6.1 has no kprobe.multi: must fall back
+        esac
+        mode_got=$(sed -n 's/^Attach mode: *//p' "$base.info")
+        check "$group" "$tag: attach mode '$mode_got', wanted '$mode_want'" [ "$mode_got" = "$mode_want" ]
+        check "$group" "$tag: sessions dropped: $(grep 'sessions dropped' "$base.info")" \
+            grep -qE '^ *sessions dropped +0$' "$base.info"
+        sessions=$(awk '$1 == "SESSIONS" { print $2 }' "$base.facts")
+        fn=${C_FN612[$c]}; [ "$major" = 6.1 ] && fn=${C_FN61[$c]}
+        [ "$group" = "$G-cbpf" ] && fn=bpf_check
+        res=${C_RES[$c]}
+        secs=$(awk '{ printf "%.1f", $2 - $1 }' "$base.time" 2>/dev/null)
+        if [ "$fn" = - ]; then
+            check "$group" "$tag: success case, expected no session, got $sessions" [ "$sessions" = 0 ]
+            continue
+        fi
+        check "$group" "$tag: expected 1 session, got $sessions (${secs}s)" [ "$sessions" = 1 ]
+        entryres=$(awk '$1 == "ROW" { print $3; exit }' "$base.facts")
+        check "$group" "$tag: entry row result $entryres, simfail said -$want" [ "$entryres" = "[-$want]" ]
+        check "$group" "$tag: no '$fn [$res]' row in the report:
+$(cat "$base.report")" grep -qxF "ROW $fn [$res]" "$base.facts"
+    done <"$plan"
+
+    # attach/detach timings the recorder printed (-v run) and per-mode run times
+    if [ -f "$out/cbpf-bpf-bad-prog-load.stderr" ]; then
+        grep -hE 'Attached|detach took|DONE in' "$out/cbpf-bpf-bad-prog-load.stderr" "$out/cbpf-bpf-bad-prog-load.simfail" 2>/dev/null \
+            | sed "s/^/vm: $major -c bpf: /" >&2
+    fi
+    for m in $modes cbpf:; do
+        m=${m%%:*}
+        cat "$out/$m"-*.info 2>/dev/null | awk -v k="$major" -v m="$m" '
+            /^Timings:/ { a += $3; d += $6; n++ }
+            /^Attach: / { f += $2 }
+            END { if (n) printf "vm: %s mode %s: %d functions attached per run on average, attach %.0f ms, detach %.0f ms on average\n", k, m, f / n, a / n, d / n }' >&2
+        cat "$out/$m"-*.time 2>/dev/null | awk -v k="$major" -v m="$m" \
+            '{ s += $2 - $1; n++ } END { if (n) printf "vm: %s mode %s: %d recordings, %.1f s in total, %.1f s each\n", k, m, n, s, s / n }' >&2
+    done
+}
+
+for k in $KERNELS; do
+    if [ ! -f "$KDIR/$k.env" ]; then
+        say "no $KDIR/$k.env: fetching the kernels (scripts/fetch-kernels.sh)"
+        scripts/fetch-kernels.sh || { echo "vm-setup: 0 passed, 1 failed"; exit 1; }
+    fi
+    if [ ! -f "$KDIR/$k.env" ]; then say "fetch-kernels.sh wrote no $k.env"; echo "vm-$k-setup: 0 passed, 1 failed"; exit 1; fi
+    run_kernel "$k"
+done
+
+TOTAL_F=0
+for g in "${GROUPS_SEEN[@]}"; do
+    echo "$g: ${PASS[$g]} passed, ${FAIL[$g]} failed"
+    TOTAL_F=$((TOTAL_F + FAIL[$g]))
+done
+[ -z "${VM_E2E_KEEP:-}" ] || say "outputs kept in $WORK"
+[ "$TOTAL_F" = 0 ]
