@@ -4,7 +4,8 @@
 # (VMLINUX, or VMLINUX_DBG from $KENV, default /opt/retsnoop-kernels/6.12.env)
 # over three address sets: 2000 call-site return addresses (-1), 2000
 # function entries, and a stack, cold and then warm (cache), and checks the
-# cache survives truncation. Prints "dwarf-*: N passed, N failed" lines.
+# cache survives truncation; then run_report.sh, run_debuginfod.sh and
+# run_pathglob.sh (see each). Prints "dwarf-*: N passed, N failed" lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 KENV=${KENV:-/opt/retsnoop-kernels/6.12.env}
@@ -90,4 +91,9 @@ for kind in truncate flip garbage empty; do
 done
 echo "dwarf-cache: $P passed, $F failed"
 [ "$F" = 0 ] || FAIL=1
+# the report's DWARF stack view, debuginfod, and (in the VM, slow: skip with
+# DWARF_NO_VM=1) record-time ':path' globs
+tests/dwarf/run_report.sh || FAIL=1
+tests/dwarf/run_debuginfod.sh || FAIL=1
+[ -n "${DWARF_NO_VM:-}" ] || tests/dwarf/run_pathglob.sh || FAIL=1
 exit $FAIL
