@@ -129,7 +129,7 @@ check "exit: the session of the exiting thread is counted, not leaked (${exited:
 live=$(grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/live.out")
 check "live: rendered a session" grep -q 'TID/PID' <<<"$live"
 check "live: output identical to retsnoop-report of its recording" \
-	diff <(printf '%s\n' "$live") <(rep "$OUT/live.rsr")
+	diff <(printf '%s\n' "$live") <(printf '%s\n' "$(rep "$OUT/live.rsr")")
 
 check "guest dmesg has no WARNING/BUG/Oops" bash -c "! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
 
