@@ -15,9 +15,14 @@
 # cases; retsnoop-record's exit status equals simfail's own.  Per kernel: the
 # guest's dmesg shows no WARNING/BUG/Oops, and the tracing features exist.
 #
+# Before that, three short boots check the harness (tests/vm/vmrun) itself:
+# exit status and /out passthrough, a kernel crash (125), a timeout (124).
+#
 # Environment: RETSNOOP_KERNELS (kernel store), VM_E2E_KERNELS (default
 # "6.12 6.1"), VM_E2E_KEEP=DIR (keep the VM outputs there), VM_E2E_CASES
-# (space-separated subset of the case names).
+# (space-separated subset of the case names), VM_E2E_CASEFILE (another case
+# table, e.g. to see checks fail), VM_E2E_NO_SELFTEST=1 (skip
+# the harness checks), VM_E2E_TIMEOUT (seconds per boot, default 900).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
@@ -45,14 +50,15 @@ export TZ=UTC
 # ---- the case table
 declare -A C_ENTRY C_ALLOW C_FN612 C_FN61 C_RES
 CASES=()
-BPF_ALLOW=$(sed -n 's/^@BPF=//p' tests/vm/cases.txt)
+CASEFILE=${VM_E2E_CASEFILE:-tests/vm/cases.txt}
+BPF_ALLOW=$(sed -n 's/^@BPF=//p' "$CASEFILE")
 while IFS='|' read -r name entry allow fn612 fn61 res; do
     case "$name" in ''|'#'*|'@'*) continue ;; esac
     if [ -n "${VM_E2E_CASES:-}" ] && [[ " $VM_E2E_CASES " != *" $name "* ]]; then continue; fi
     [ "$allow" = @BPF ] && allow=$BPF_ALLOW
     CASES+=("$name")
     C_ENTRY[$name]=$entry C_ALLOW[$name]=$allow C_FN612[$name]=$fn612 C_FN61[$name]=$fn61 C_RES[$name]=$res
-done <tests/vm/cases.txt
+done <"$CASEFILE"
 [ ${#CASES[@]} -gt 0 ] || { say "no cases selected"; echo "vm-setup: 0 passed, 1 failed"; exit 1; }
 
 # ---- counters per group
@@ -176,12 +182,31 @@ $(cat "$base.report")" grep -qxF "ROW $fn [$res]" "$base.facts"
     done
 }
 
+# ---- the harness itself: status passthrough, /out, panic and timeout handling
+harness_selftest() {
+    local KREL KIMG KMODS VMLINUX_DBG SYSMAP rc G=vm-harness d=$WORK/selftest
+    # shellcheck disable=SC1090
+    . "$KDIR/$1.env"
+    mkdir -p "$d"
+    rc=0; tests/vm/vmrun -q --kernel "$KIMG" --modules "$KMODS" --out "$d/out" \
+        -- sh -c 'echo hello >/out/h; exit 7' 2>"$d/1.err" || rc=$?
+    check $G "exit status 7 passed through as $rc" [ "$rc" = 7 ]
+    check $G "/out/h did not come back" grep -qx hello "$d/out/h"
+    rc=0; tests/vm/vmrun -q --kernel "$KIMG" --modules "$KMODS" \
+        -- sh -c 'echo c >/proc/sysrq-trigger; sleep 30' 2>"$d/2.err" || rc=$?
+    check $G "kernel crash gave status $rc, wanted 125" [ "$rc" = 125 ]
+    check $G "kernel crash not reported: $(tail -n 3 "$d/2.err")" grep -q 'KERNEL PANIC' "$d/2.err"
+    rc=0; tests/vm/vmrun -q --timeout 15 --kernel "$KIMG" --modules "$KMODS" -- sleep 100 2>"$d/3.err" || rc=$?
+    check $G "timeout gave status $rc, wanted 124" [ "$rc" = 124 ]
+}
+
 for k in $KERNELS; do
     if [ ! -f "$KDIR/$k.env" ]; then
         say "no $KDIR/$k.env: fetching the kernels (scripts/fetch-kernels.sh)"
         scripts/fetch-kernels.sh || { echo "vm-setup: 0 passed, 1 failed"; exit 1; }
     fi
     if [ ! -f "$KDIR/$k.env" ]; then say "fetch-kernels.sh wrote no $k.env"; echo "vm-$k-setup: 0 passed, 1 failed"; exit 1; fi
+    if [ -z "${VM_E2E_NO_SELFTEST:-}" ] && [ -z "${SELFTEST_DONE:-}" ]; then harness_selftest "$k"; SELFTEST_DONE=1; fi
     run_kernel "$k"
 done
 
