@@ -1,6 +1,7 @@
 /* attach.c - loads the retsnoop BPF skeleton for one attach mode and
  * attaches it to every selected function (attach.h). */
 #include "record/attach.h"
+#include "common/array_grow.h"
 #include "record/features.h"
 #include <linux/types.h>
 #include "retsnoop.skel.h"
@@ -140,30 +141,16 @@ fail:
 
 static int push_link(struct tracer *t, struct bpf_link *l)
 {
-	if (t->nlinks == t->links_cap) {
-		size_t nc = t->links_cap ? t->links_cap * 2 : 64;
-		struct bpf_link **nv = realloc(t->links, nc * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		t->links = nv;
-		t->links_cap = nc;
-	}
+	if (array_grow((void **)&t->links, t->nlinks, &t->links_cap, sizeof(*t->links), 64))
+		return -1;
 	t->links[t->nlinks++] = l;
 	return 0;
 }
 
 static int push_fd(struct tracer *t, int fd)
 {
-	if (t->nfds == t->fds_cap) {
-		size_t nc = t->fds_cap ? t->fds_cap * 2 : 64;
-		int *nv = realloc(t->fds, nc * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		t->fds = nv;
-		t->fds_cap = nc;
-	}
+	if (array_grow((void **)&t->fds, t->nfds, &t->fds_cap, sizeof(*t->fds), 64))
+		return -1;
 	t->fds[t->nfds++] = fd;
 	return 0;
 }

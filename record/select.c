@@ -4,6 +4,7 @@
  * nothing. */
 #include "record/path_globs.h"
 #include "record/select.h"
+#include "common/array_grow.h"
 #include "record/func_flags.h"
 #include "record/presets.h"
 #include <bpf/btf.h>
@@ -264,15 +265,8 @@ static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t e
 
 static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint32_t flags, int btf_id)
 {
-	if (s->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct traced_func *nv = realloc(s->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		s->v = nv;
-		*cap = nc;
-	}
+	if (array_grow((void **)&s->v, s->n, cap, sizeof(*s->v), 256))
+		return -1;
 	s->v[s->n].name = strdup(k->name);
 	s->v[s->n].module = k->module ? strdup(k->module) : NULL;
 	s->v[s->n].addr = k->addr;
