@@ -222,7 +222,7 @@ static __always_inline void emit_session_start(struct session *s)
 	r->start_ts = s->start_ts;
 	__builtin_memcpy(r->task_comm, s->task_comm, sizeof(r->task_comm));
 	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);   /* SESSION_END wakes the reader */
 	s->start_emitted = true;
 }
 
@@ -251,7 +251,9 @@ static __always_inline void emit_trace_rec(struct session *s, u32 type, u32 seq_
 	r->_pad[0] = r->_pad[1] = r->_pad[2] = 0;
 	r->res = res;
 	r->lat_ns = lat;
-	bpf_ringbuf_submit(r, 0);
+	/* no wakeup per trace record: one wakeup per session (at SESSION_END) or
+	 * the reader's poll timeout keeps the consumer cost per session, not per call */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline void capture_lbrs(struct session *s)
@@ -307,7 +309,7 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 				l->lbrs_sz = s->lbrs_sz;
 				bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), s->lbrs);
 			}
-			bpf_ringbuf_submit(l, 0);
+			bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
 		} else {
 			stat_inc(&stats.records_dropped);
 		}
@@ -365,7 +367,8 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		n = RS_MAX_FSTACK_DEPTH;
 	r->nframes = n;
 	r->flags = flags;
-	bpf_ringbuf_submit(r, 0);
+	/* forced: earlier records of this session were submitted without a wakeup */
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	if (!(flags & RS_SESS_IGNORED))
 		stat_inc(&stats.sessions_emitted);
 }
