@@ -13,6 +13,7 @@
 #include <elfutils/libdw.h>
 #include "dwarf_sym.h"
 #include "dwarf_sym_internal.h"
+#include "dwarf_aranges.h"
 #include "dwarf_elf.h"
 #include "symcache.h"
 
@@ -62,10 +63,12 @@ static void recycle_dbg(struct dwarf_sym *ds)
 	}
 }
 
-/* CU table from .debug_aranges, else from every CU DIE's ranges */
+/* CU table from .debug_aranges (read directly, so no CU is touched
+ * before it is needed), else from every CU DIE's ranges; CUs are
+ * identified by their unit header offset */
 static int build_cu_table(struct dwarf_sym *ds, char *err, size_t errlen)
 {
-	Dwarf_Aranges *ar = NULL;
+	struct dwarf_arange *ar = NULL;
 	size_t nar = 0;
 	size_t cap = 0, n = 0;
 	struct sc_range *rv = NULL;
@@ -76,22 +79,18 @@ static int build_cu_table(struct dwarf_sym *ds, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no DWARF debug info (%s)", ds->path, dwarf_errmsg(-1));
 		return -1;
 	}
-	if (dwarf_getaranges(ds->dbg, &ar, &nar) == 0 && nar > 0) {
+	if (dwarf_aranges_read(ds->elf, &ar, &nar) == 0 && nar > 0) {
 		rv = malloc(nar * sizeof(*rv));
 		offs = malloc(nar * sizeof(*offs));
 		if (!rv || !offs)
 			goto oom;
 		for (size_t i = 0; i < nar; i++) {
-			Dwarf_Arange *a = dwarf_onearange(ar, i);
-			Dwarf_Addr addr;
-			Dwarf_Word len;
-			Dwarf_Off off;
-			if (!a || dwarf_getarangeinfo(a, &addr, &len, &off) || !len)
-				continue;
-			rv[n++] = (struct sc_range){ addr, addr + len, 0, 0 };
-			offs[noffs++] = off;
+			rv[n++] = (struct sc_range){ ar[i].lo, ar[i].hi, 0, 0 };
+			offs[noffs++] = ar[i].unit_off;
 		}
-		/* CU numbers: ranks of the distinct CU DIE offsets */
+		free(ar);
+		ar = NULL;
+		/* CU numbers: ranks of the distinct CU offsets */
 		uint64_t *u = malloc((noffs ? noffs : 1) * sizeof(*u));
 		if (!u)
 			goto oom;
@@ -109,6 +108,8 @@ static int build_cu_table(struct dwarf_sym *ds, char *err, size_t errlen)
 		offs = u;
 		noffs = nu;
 	} else {
+		free(ar);
+		ar = NULL;
 		Dwarf_Off off = 0, next;
 		size_t hsize;
 		while (dwarf_nextcu(ds->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
@@ -135,7 +136,7 @@ static int build_cu_table(struct dwarf_sym *ds, char *err, size_t errlen)
 						goto oom;
 					offs = p;
 				}
-				offs[noffs++] = off + hsize;
+				offs[noffs++] = off;
 			}
 			off = next;
 		}
@@ -153,10 +154,21 @@ static int build_cu_table(struct dwarf_sym *ds, char *err, size_t errlen)
 	ds->ncus = (uint32_t)noffs;
 	return 0;
 oom:
+	free(ar);
 	free(rv);
 	free(offs);
 	snprintf(err, errlen, "%s: out of memory", ds->path);
 	return -1;
+}
+
+/* the CU DIE of the unit whose header is at unit_off */
+static int unit_die(struct dwarf_sym *ds, uint64_t unit_off, Dwarf_Die *die)
+{
+	Dwarf_Off next;
+	size_t hsize;
+	if (dwarf_nextcu(ds->dbg, unit_off, &next, &hsize, NULL, NULL, NULL) != 0)
+		return -1;
+	return dwarf_offdie(ds->dbg, unit_off + hsize, die) ? 0 : -1;
 }
 
 struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, size_t errlen)
@@ -203,7 +215,7 @@ struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, si
 		memcpy(ds->ranges, r, nr * sizeof(*r));
 		ds->nranges = nr;
 		for (uint32_t i = 0; i < ds->ncus; i++)
-			ds->cu_offs[i] = symcache_cu_die_off(ds->sc, i);
+			ds->cu_offs[i] = symcache_cu_unit_off(ds->sc, i);
 	} else if (build_cu_table(ds, err, errlen)) {
 		goto fail;
 	} else {
@@ -324,7 +336,7 @@ int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu)
 		}
 	}
 	Dwarf_Die die;
-	if (dwarf_sym_dbg(ds) || !dwarf_offdie(ds->dbg, ds->cu_offs[cu], &die) ||
+	if (dwarf_sym_dbg(ds) || unit_die(ds, ds->cu_offs[cu], &die) ||
 	    dwarf_index_build(&die, &ds->cus[cu])) {
 		ds->cu_state[cu] = CU_FAILED;
 		return -1;

@@ -21,7 +21,7 @@ struct dwarf_sym {
 	size_t bidlen;
 	struct sc_range *ranges;    /* CU address ranges sorted by lo */
 	uint32_t nranges;
-	uint64_t *cu_offs;          /* CU DIE offset per CU number */
+	uint64_t *cu_offs;          /* CU unit header offset per CU number */
 	uint32_t ncus;
 	struct dwi_cu *cus;
 	uint8_t *cu_state;

@@ -12,7 +12,7 @@
 #include "symcache.h"
 
 #define SC_MAGIC "RSDWIX01"
-#define SC_VERSION 1
+#define SC_VERSION 2   /* 2: CUs keyed by unit header offset */
 
 struct sc_hdr {
 	char magic[8];
@@ -27,7 +27,7 @@ struct sc_hdr {
 };
 
 struct sc_cu {
-	uint64_t die_off;
+	uint64_t unit_off;
 	uint64_t data_off;   /* 0: not cached */
 	uint32_t nivals, nscopes, nlines, strs_len;
 	uint32_t crc;        /* crc32 of the CU's data */
@@ -164,9 +164,9 @@ uint32_t symcache_ncus(const struct symcache *sc)
 	return sc->hdr->ncus;
 }
 
-uint64_t symcache_cu_die_off(const struct symcache *sc, uint32_t cu)
+uint64_t symcache_cu_unit_off(const struct symcache *sc, uint32_t cu)
 {
-	return cu < sc->hdr->ncus ? sc->cus[cu].die_off : 0;
+	return cu < sc->hdr->ncus ? sc->cus[cu].unit_off : 0;
 }
 
 int symcache_cu(struct symcache *sc, uint32_t cu, struct dwi_cu *out)
@@ -233,7 +233,7 @@ static void mkdirs(const char *path)
 
 int symcache_write(const char *path, const uint8_t *bid, size_t bidlen,
 		   const struct sc_range *ranges, uint32_t nranges,
-		   const uint64_t *cu_die_offs, const struct dwi_cu *const *cus, uint32_t ncus)
+		   const uint64_t *cu_unit_offs, const struct dwi_cu *const *cus, uint32_t ncus)
 {
 	char tmp[4200];
 	struct sc_hdr h;
@@ -259,7 +259,7 @@ int symcache_write(const char *path, const uint8_t *bid, size_t bidlen,
 		goto fail;
 	size_t off = sizeof(h) + (size_t)nranges * sizeof(*ranges) + (size_t)ncus * sizeof(*tab);
 	for (uint32_t i = 0; i < ncus; i++) {
-		tab[i].die_off = cu_die_offs[i];
+		tab[i].unit_off = cu_unit_offs[i];
 		const struct dwi_cu *c = cus[i];
 		if (!c || (!c->nivals && !c->nlines && !c->strs_len))
 			continue;

@@ -31,7 +31,8 @@ void symcache_close(struct symcache *sc);
 
 const struct sc_range *symcache_ranges(const struct symcache *sc, uint32_t *n);
 uint32_t symcache_ncus(const struct symcache *sc);
-uint64_t symcache_cu_die_off(const struct symcache *sc, uint32_t cu);
+/* offset of the CU's unit header in .debug_info */
+uint64_t symcache_cu_unit_off(const struct symcache *sc, uint32_t cu);
 /* 1: *out points into the mapping (checksum verified); 0: CU not cached;
  * -1: CU data corrupt (caller rebuilds it) */
 int symcache_cu(struct symcache *sc, uint32_t cu, struct dwi_cu *out);
@@ -40,6 +41,6 @@ int symcache_cu(struct symcache *sc, uint32_t cu, struct dwi_cu *out);
  * be NULL (or have no data) for CUs not indexed. Returns 0 or -1. */
 int symcache_write(const char *path, const uint8_t *bid, size_t bidlen,
 		   const struct sc_range *ranges, uint32_t nranges,
-		   const uint64_t *cu_die_offs, const struct dwi_cu *const *cus, uint32_t ncus);
+		   const uint64_t *cu_unit_offs, const struct dwi_cu *const *cus, uint32_t ncus);
 
 #endif

@@ -37,7 +37,7 @@ static void test_roundtrip(void)
 	CHECK_INT(n, 2);
 	CHECK_INT(r[1].lo, 0x2000);
 	CHECK_INT(symcache_ncus(c), 2);
-	CHECK_INT(symcache_cu_die_off(c, 1), 22);
+	CHECK_INT(symcache_cu_unit_off(c, 1), 22);
 	struct dwi_cu cu;
 	CHECK_INT(symcache_cu(c, 0, &cu), 1);
 	CHECK_INT(cu.nlines, 2);
