@@ -23,6 +23,7 @@ const volatile bool deny_comm = false;      /* -N */
 const volatile bool fentry_mode = false;
 const volatile __u64 duration_ns = 0;         /* -L */
 const volatile __u32 nr_funcs = 1;
+const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-depth */
 
 bool ready = false;
 struct rs_bpf_stats stats = {};
@@ -448,7 +449,7 @@ static __always_inline void handle_entry(void *ctx, u32 id)
 		s->overflow_depth++;
 		return;
 	}
-	if (s->depth >= RS_MAX_FSTACK_DEPTH || s->overflow_depth) {
+	if (s->depth >= max_fstack_depth || s->depth >= RS_MAX_FSTACK_DEPTH || s->overflow_depth) {
 		s->overflow_calls++;
 		s->overflow_depth++;
 		stat_inc(&stats.depth_overflows);

@@ -54,6 +54,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	s->rodata->fentry_mode = mode == ATTACH_FENTRY;
 	s->rodata->duration_ns = o->longer_ms * 1000000ULL;
 	s->rodata->nr_funcs = (uint32_t)sel->n;
+	s->rodata->max_fstack_depth = o->max_depth;
 
 	bpf_map__set_max_entries(s->maps.sessions, o->sessions_size);
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);

@@ -2,6 +2,7 @@
  * upstream retsnoop's flag names; every bad value is a one-line error. */
 #include "record/options.h"
 #include "record/presets.h"
+#include "bpf/retsnoop_abi.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -80,7 +81,7 @@ void record_usage(FILE *f, const char *prog)
 "  -L, --longer MS         only sessions lasting at least MS milliseconds\n"
 "Output:\n"
 "  -o, --output FILE       recording file (created with mode 0600)\n"
-"  -C, --config KEY=VAL    bpf.ringbuf-size=BYTES, bpf.sessions-size=N\n"
+"  -C, --config KEY=VAL    bpf.ringbuf-size=BYTES, bpf.sessions-size=N, bpf.max-depth=N\n"
 "      --dry-run           select functions and stop (with -v: list them)\n"
 "  -v, --verbose           more detail (repeatable)\n"
 "  -V, --version           print the version\n"
@@ -150,6 +151,9 @@ static int parse_lbr(const char *s, uint64_t *flags)
 	return 0;
 }
 
+/* the -C bpf.max-depth error message names the limit literally */
+_Static_assert(RS_MAX_FSTACK_DEPTH == 64, "update the bpf.max-depth message");
+
 static int parse_config(struct record_opts *o, const char *kv, const char *prog)
 {
 	const char *eq = strchr(kv, '=');
@@ -171,8 +175,12 @@ static int parse_config(struct record_opts *o, const char *kv, const char *prog)
 		if (parse_u64(eq + 1, &v) || v < 1 || v > 1000000)
 			return fail(prog, "bad bpf.sessions-size '%s': must be 1..1000000", eq + 1);
 		o->sessions_size = (uint32_t)v;
+	} else if (strncmp(kv, "bpf.max-depth=", 14) == 0) {
+		if (parse_u64(eq + 1, &v) || v < 1 || v > RS_MAX_FSTACK_DEPTH)
+			return fail(prog, "bad bpf.max-depth '%s': must be 1..64 (the recorder's frame limit)", eq + 1);
+		o->max_depth = (uint32_t)v;
 	} else {
-		return fail(prog, "unknown config key in '%s' (known: bpf.ringbuf-size, bpf.sessions-size)", kv);
+		return fail(prog, "unknown config key in '%s' (known: bpf.ringbuf-size, bpf.sessions-size, bpf.max-depth)", kv);
 	}
 	return 0;
 }
@@ -205,6 +213,7 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 	o->success = -1;
 	o->ringbuf_size = 8 << 20;
 	o->sessions_size = 4096;
+	o->max_depth = RS_MAX_FSTACK_DEPTH;
 	build_cmdline(o, argc, argv);
 	optind = 1;
 	opterr = 0;

@@ -41,6 +41,7 @@ struct record_opts {
 	bool show_version;       /* -V (with -v: feature detection too) */
 	uint64_t ringbuf_size;
 	uint32_t sessions_size;
+	uint32_t max_depth;      /* nested calls tracked per session (1..RS_MAX_FSTACK_DEPTH) */
 	char cmdline[4096];
 	/* live tool only: rendering flags handed to the report */
 	bool live;

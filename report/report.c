@@ -282,8 +282,8 @@ static void render_session(struct report *r, const struct rs_rec_session_end *e,
 		fprintf(r->out, "WARNING! Sample data incomplete! %u record(s) dropped. "
 			"Consider increasing -C bpf.ringbuf-size.\n", e->dropped_records);
 	if ((e->flags & RS_SESS_OVERFLOW) || e->overflow_calls)
-		fprintf(r->out, "WARNING! %u call(s) deeper than %d frames were not tracked.\n",
-			e->overflow_calls, RS_MAX_FSTACK_DEPTH);
+		fprintf(r->out, "WARNING! %u nested call(s) beyond the tracked depth were not tracked "
+			"(-C bpf.max-depth, at most %d).\n", e->overflow_calls, RS_MAX_FSTACK_DEPTH);
 	fputs("\n\n", r->out);
 }
 

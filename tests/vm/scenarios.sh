@@ -43,6 +43,12 @@ run long-keep \$R -S -L 1000 -e '*sys_nanosleep' -e '*sys_clock_nanosleep' -a 'h
 run long-drop \$R -S -L 3000 -e '*sys_nanosleep' -e '*sys_clock_nanosleep' -a 'hrtimer_nanosleep' -a 'do_nanosleep' -o /out/long-drop.rsr -- ./simfail syscall-long-sleep
 # stitching: with the bpf preset the failed allocation is followed by cleanup calls
 run stitch \$R -c bpf -o /out/stitch.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
+# -I: the failed allocation is followed by cleanup calls that overwrite the
+# deeper frames, so an interim snapshot is emitted before the final stack
+run interim \$R -I -c bpf -o /out/interim.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
+# depth overflow: only 2 nested calls tracked; deeper ones are counted, and
+# the returns of untracked calls do not disturb the tracked frames
+run depth \$R -C bpf.max-depth=2 $BPF_GLOBS -o /out/depth.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
 # ring-buffer flood: the smallest ring buffer and a full trace of the verifier
 run flood \$R -T -c bpf -C bpf.ringbuf-size=4096 -o /out/flood.rsr -- ./simfail bpf-bad-prog-load
 # LBR is unavailable under TCG: said in one line, recorded in the file, not fatal
@@ -107,6 +113,25 @@ check "long sleep dropped with -L 3000" [ "$(rep "$OUT/long-drop.rsr" | grep -c 
 txt=$(rep "$OUT/stitch.rsr")
 check "stitch: stitched frames are marked ⌇" grep -q '⌇' <<<"$txt"
 check "stitch: the entry function still fails with -ENOMEM" grep -Eq '\[-ENOMEM\] +__x64_sys_bpf' <<<"$txt"
+
+# -I: an interim snapshot ([...] rows of unfinished calls) precedes the final stack
+txt=$(rep "$OUT/interim.rsr")
+n=$(grep -c 'TID/PID' <<<"$txt")
+check "interim: interim snapshot plus final session ($n sessions)" [ "$n" -ge 2 ]
+check "interim: unfinished frames shown as [...]" grep -q '\[\.\.\.\]' <<<"$txt"
+check "interim: the final session fails with -ENOMEM" grep -Eq '\[-ENOMEM\] +__x64_sys_bpf' <<<"$txt"
+check "interim: info counts interim records" grep -Eq '[1-9][0-9]* interim' <<<"$(rep info "$OUT/interim.rsr")"
+
+# depth overflow
+info=$(rep info "$OUT/depth.rsr")
+ov=$(awk '/depth overflows/ { print $3 }' <<<"$info")
+mm=$(awk '/exit mismatches/ { print $3 }' <<<"$info")
+check "depth: calls beyond -C bpf.max-depth=2 are counted (${ov:-none})" [ "${ov:-0}" -gt 0 ]
+check "depth: no exit mismatches from untracked returns (${mm:-none})" [ "${mm:-x}" = 0 ]
+txt=$(rep "$OUT/depth.rsr")
+check "depth: one session, entry fails with -ENOMEM" [ "$(grep -c 'TID/PID' <<<"$txt")" = 1 ] && grep -Eq '\[-ENOMEM\] +__x64_sys_bpf' <<<"$txt"
+check "depth: the report warns about untracked nested calls" grep -q 'nested call(s) beyond the tracked depth' <<<"$txt"
+check "depth: map_create (depth 3) is not a tracked frame" bash -c '! grep -Eq "\[-ENOMEM\] +map_create" <<<"$1"' _ "$txt"
 
 # flood: drops are counted in the trailer and shown, never silent
 info=$(rep info "$OUT/flood.rsr")
