@@ -29,6 +29,7 @@ struct anl {
 	bool text;
 	int verbose;
 	struct anl_env env;
+	bool sym_borrowed;                 /* env.sym belongs to the text report */
 	struct json_out *jo;
 	struct perfetto_out *po;
 	struct folded_out *fo;
@@ -211,6 +212,14 @@ int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
 oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
+}
+
+void anl_set_symbolizer(struct anl *a, struct symbolizer *sym)
+{
+	if (!a->sym_borrowed)
+		symbolizer_free(a->env.sym);
+	a->env.sym = sym;
+	a->sym_borrowed = true;
 }
 
 /* ------------------------------------------------------- record buffering */
@@ -419,6 +428,7 @@ void anl_free(struct anl *a)
 	folded_out_free(a->fo);
 	summary_view_free(a->sv);
 	filters_free(&a->filt);
-	symbolizer_free(a->env.sym);
+	if (!a->sym_borrowed)
+		symbolizer_free(a->env.sym);
 	free(a);
 }

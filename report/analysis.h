@@ -58,6 +58,9 @@ void anl_usage(FILE *f);
  * in err. May clear opts->show_stack when text is not wanted. */
 int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
 	      char *err, size_t errlen);
+/* the outputs symbolize with SYM (borrowed: the text report's, DWARF
+ * attached when available) instead of a kallsyms-only one of their own */
+void anl_set_symbolizer(struct anl *a, struct symbolizer *sym);
 /* one record: filtered, passed to the text report (when text is on) and to
  * the analysis outputs */
 int anl_feed(struct anl *a, struct report *rep, const struct rs_rec_hdr *rec);

@@ -8,25 +8,39 @@
 #include <time.h>
 #include "json_out.h"
 #include "result_fmt.h"
+#include "stack_view.h"
 
 struct json_out {
 	struct anl_env *env;
 	FILE *out;
+	struct sv_kframe *kf;             /* RS_MAX_KSTACK_DEPTH, reused per session */
+	int kpos[RS_MAX_KSTACK_DEPTH];    /* recorded kstack index -> kf index, -1 */
+	int match[RS_MAX_FSTACK_DEPTH];   /* logical frame -> kf index, -1 */
+	struct sv_frame lf[RS_MAX_FSTACK_DEPTH];
+	char unk[RS_MAX_FSTACK_DEPTH][24];
 };
 
 struct json_out *json_out_new(struct anl_env *env, FILE *out)
 {
 	struct json_out *j = calloc(1, sizeof(*j));
 
-	if (j) {
-		j->env = env;
-		j->out = out;
+	if (!j)
+		return NULL;
+	j->kf = malloc(RS_MAX_KSTACK_DEPTH * sizeof(*j->kf));
+	if (!j->kf) {
+		free(j);
+		return NULL;
 	}
+	j->env = env;
+	j->out = out;
 	return j;
 }
 
 void json_out_free(struct json_out *j)
 {
+	if (!j)
+		return;
+	free(j->kf);
 	free(j);
 }
 
@@ -107,49 +121,44 @@ static void put_src(FILE *out, const struct symb_src *s)
 	fprintf(out, ",\"line\":%d}", s->line);
 }
 
-/* "symbol":..,"module":..,"offset":.. of a symbolized address */
-static void put_sym(FILE *out, struct symbolizer *sym, uint64_t addr, bool is_ret, bool full)
+/* "source":..,"inlines":[..] of a symbolized address */
+static void put_src_inlines(FILE *out, const struct symb_info *si)
 {
-	struct symb_info si;
-
-	memset(&si, 0, sizeof(si));
-	if (!sym || symbolize(sym, addr, is_ret, &si)) {
-		fputs("\"symbol\":null,\"module\":null,\"offset\":null", out);
-		if (full)
-			fputs(",\"source\":null,\"inlines\":[]", out);
-		return;
-	}
-	fputs("\"symbol\":", out);
-	json_put_str(out, si.name);
-	fputs(",\"module\":", out);
-	put_str_or_null(out, si.module);
-	fprintf(out, ",\"offset\":%" PRIu64, si.offset);
-	if (!full)
-		return;
-	fputs(",\"source\":", out);
-	if (si.has_src)
-		put_src(out, &si.src);
+	fputs("\"source\":", out);
+	if (si && si->has_src)
+		put_src(out, &si->src);
 	else
 		fputs("null", out);
 	fputs(",\"inlines\":[", out);
-	for (int i = 0; i < si.ninlines && i < SYMB_MAX_INLINES; i++) {
+	for (int i = 0; si && i < si->ninlines && i < SYMB_MAX_INLINES; i++) {
 		if (i)
 			putc(',', out);
-		put_src(out, &si.inlines[i]);
+		put_src(out, &si->inlines[i]);
 	}
 	putc(']', out);
 }
 
-/* is traced function ID among the kernel stack's symbols (knames)? */
-static bool in_kstack(struct anl_env *env, uint32_t id, const char *const *knames, int nk)
+/* "symbol":..,"module":..,"offset":.. of a symbolized address (si NULL:
+ * no symbol covers it) */
+static void put_sym(FILE *out, const struct symb_info *si)
 {
-	char buf[32];
-	const char *name = anl_func_name(env, id, buf, sizeof(buf));
+	if (!si) {
+		fputs("\"symbol\":null,\"module\":null,\"offset\":null", out);
+		return;
+	}
+	fputs("\"symbol\":", out);
+	json_put_str(out, si->name);
+	fputs(",\"module\":", out);
+	put_str_or_null(out, si->module);
+	fprintf(out, ",\"offset\":%" PRIu64, si->offset);
+}
 
-	for (int i = 0; i < nk; i++)
-		if (knames[i] && !strcmp(knames[i], name))
-			return true;
-	return false;
+/* an LBR address: symbol only */
+static void put_addr_sym(FILE *out, struct symbolizer *sym, uint64_t addr)
+{
+	struct symb_info si;
+
+	put_sym(out, sym && symbolize(sym, addr, false, &si) == 0 ? &si : NULL);
 }
 
 static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
@@ -189,11 +198,29 @@ static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs
 		*first = false;
 		fprintf(out, "{\"from\":\"0x%" PRIx64 "\",\"to\":\"0x%" PRIx64 "\",\"flags\":%" PRIu64
 			",\"from_sym\":{", l->lbrs[i].from, l->lbrs[i].to, l->lbrs[i].flags);
-		put_sym(out, sym, l->lbrs[i].from, false, false);
+		put_addr_sym(out, sym, l->lbrs[i].from);
 		fputs("},\"to_sym\":{", out);
-		put_sym(out, sym, l->lbrs[i].to, false, false);
+		put_addr_sym(out, sym, l->lbrs[i].to);
 		fputs("}}", out);
 	}
+}
+
+/* symbolizes the kernel stack once and merges the logical frames into it
+ * the way the text stack view does (kf, kpos, match) */
+static void merge_stacks(struct json_out *j, const struct anl_session *s, struct symbolizer *sym)
+{
+	const struct rs_rec_session_end *e = s->e;
+	int m;
+
+	for (int i = 0; i < e->nframes; i++) {
+		memset(&j->lf[i], 0, sizeof(j->lf[i]));
+		j->lf[i].name = anl_func_name(j->env, e->frames[i].func_id, j->unk[i], sizeof(j->unk[i]));
+	}
+	m = stack_view_merge(sym, j->lf, e->nframes, e->kstack, s->nk, j->kf, j->match);
+	for (int i = 0; i < s->nk; i++)
+		j->kpos[i] = -1;
+	for (int k = 0; k < m; k++)
+		j->kpos[j->kf[k].kidx] = k;
 }
 
 int json_out_session(struct json_out *j, const struct anl_session *s)
@@ -204,14 +231,8 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 	bool interim = e->flags & RS_SESS_INTERIM, stitched = e->flags & RS_SESS_STITCHED;
 	bool first = true;
 	FILE *out = j->out;
-	char buf[32];
-	const char *knames[RS_MAX_KSTACK_DEPTH];
 
-	for (int i = 0; i < s->nk; i++) {
-		struct symb_info si;
-
-		knames[i] = sym && symbolize(sym, e->kstack[i], true, &si) == 0 ? si.name : NULL;
-	}
+	merge_stacks(j, s, sym);
 
 	fprintf(out, "{\"session_id\":%" PRIu64 ",\"tid\":%u,\"pid\":%u,\"task_comm\":", e->sess_id,
 		e->tid, e->pid);
@@ -241,11 +262,12 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 		const struct rs_frame *f = &e->frames[i];
 		uint32_t fl = anl_func_flags(j->env, f->func_id);
 		bool unfinished = interim && i < e->depth;
+		const struct sv_kframe *k = j->match[i] >= 0 ? &j->kf[j->match[i]] : NULL;
 
 		if (i)
 			putc(',', out);
 		fprintf(out, "{\"depth\":%d,\"func\":", i);
-		json_put_str(out, anl_func_name(j->env, f->func_id, buf, sizeof(buf)));
+		json_put_str(out, j->lf[i].name);
 		fprintf(out, ",\"func_id\":%u,\"module\":", f->func_id);
 		put_str_or_null(out, anl_func_module(j->env, f->func_id));
 		if (f->func_id < j->env->nfuncs)
@@ -257,19 +279,35 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 			fputs("null", out);
 		else
 			put_result(out, f->res, fl);
-		fprintf(out, ",\"latency_ns\":%s%" PRIu64 ",\"stitched\":%s,\"unfinished\":%s,"
-			"\"missing_from_kstack\":%s}",
-			"", unfinished ? (uint64_t)0 : f->lat_ns,
+		fprintf(out, ",\"latency_ns\":%" PRIu64 ",\"stitched\":%s,\"unfinished\":%s,"
+			"\"missing_from_kstack\":%s,\"kstack_index\":",
+			unfinished ? (uint64_t)0 : f->lat_ns,
 			stitched && i >= e->stitch_pos ? "true" : "false", unfinished ? "true" : "false",
-			(s->nk && !in_kstack(j->env, f->func_id, knames, s->nk)) ? "true" : "false");
+			(s->nk && !k) ? "true" : "false");
+		/* where the call is on the kernel stack: the return address inside
+		 * this function, its offset, source line and inlined frames */
+		if (k) {
+			fprintf(out, "%d,\"ip\":\"0x%" PRIx64 "\",\"offset\":%" PRIu64 ",", k->kidx,
+				k->addr, k->si.offset);
+			put_src_inlines(out, &k->si);
+		} else {
+			fputs("null,\"ip\":null,\"offset\":null,", out);
+			put_src_inlines(out, NULL);
+		}
+		putc('}', out);
 	}
 	fputs("],\"kstack\":[", out);
 	for (int i = 0; i < s->nk; i++) {
+		const struct sv_kframe *k = j->kpos[i] >= 0 ? &j->kf[j->kpos[i]] : NULL;
+		bool ok = k && k->resolved;
+
 		if (i)
 			putc(',', out);
 		fprintf(out, "{\"addr\":\"0x%" PRIx64 "\",", e->kstack[i]);
-		put_sym(out, sym, e->kstack[i], true, true);
-		putc('}', out);
+		put_sym(out, ok ? &k->si : NULL);
+		putc(',', out);
+		put_src_inlines(out, ok ? &k->si : NULL);
+		fprintf(out, ",\"hidden\":%s}", k && k->filtered ? "true" : "false");
 	}
 	fputs("],\"trace\":[", out);
 	for (size_t i = 0; i < s->nrecs; i++) {

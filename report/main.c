@@ -228,6 +228,7 @@ int main(int argc, char **argv)
 		rsf_reader_close(rd);
 		return 2;   /* the vmlinux given or found does not fit the recording */
 	}
+	anl_set_symbolizer(anl, report_symbolizer(rep));
 	while (1) {
 		const struct rs_rec_hdr *rec;
 

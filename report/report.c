@@ -421,6 +421,11 @@ void report_finish(struct report *r, const struct rsf_stats *stats)
 	fflush(r->out);
 }
 
+struct symbolizer *report_symbolizer(struct report *r)
+{
+	return r->sym;
+}
+
 void report_free(struct report *r)
 {
 	if (!r)

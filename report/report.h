@@ -43,5 +43,7 @@ int report_feed(struct report *r, const struct rs_rec_hdr *rec);
 /* end of input: statistics (NULL when the file has no trailer), drops */
 void report_finish(struct report *r, const struct rsf_stats *stats);
 void report_free(struct report *r);
+/* the report's symbolizer (kallsyms, plus DWARF when attached), owned by R */
+struct symbolizer *report_symbolizer(struct report *r);
 
 #endif

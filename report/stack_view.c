@@ -6,19 +6,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/array_grow.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
 /* the fentry call at a function's start: 5 bytes, 9 with an endbr64 */
 #define FENTRY_RET_OFF_MAX 0x10
-
-struct kframe {
-	uint64_t addr;
-	struct symb_info si;
-	bool resolved;
-	bool bpf;          /* BPF trampoline / program / stack helper */
-	bool filtered;
-};
 
 bool sv_is_bpf_tramp(const char *name)
 {
@@ -43,7 +36,7 @@ static bool is_bpf_frame(const char *name)
 	       (name && strcmp(name, "bpf_get_stack_raw_tp") == 0);
 }
 
-static bool same_sym(const struct kframe *a, const struct kframe *b)
+static bool same_sym(const struct sv_kframe *a, const struct sv_kframe *b)
 {
 	if (!a->resolved || !b->resolved || strcmp(a->si.name, b->si.name))
 		return false;
@@ -56,15 +49,8 @@ static struct sv_row *add_row(struct sv_table *t, enum sv_row_kind kind)
 {
 	struct sv_row *r;
 
-	if (t->n == t->cap) {
-		int cap = t->cap ? t->cap * 2 : 32;
-		struct sv_row *v = realloc(t->rows, (size_t)cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->rows = v;
-		t->cap = cap;
-	}
+	if (array_grow((void **)&t->rows, t->n, &t->cap, sizeof(*t->rows), 32))
+		return NULL;
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
@@ -79,7 +65,7 @@ static void fill_src(char *buf, size_t len, const struct symb_src *src, const ch
 		snprintf(buf, len, "(%s:%d)", src->file, src->line);
 }
 
-static void fill_kernel_sym(struct sv_row *r, const struct kframe *k, const struct sv_opts *o)
+static void fill_kernel_sym(struct sv_row *r, const struct sv_kframe *k, const struct sv_opts *o)
 {
 	char prefix[20] = "";
 
@@ -99,7 +85,7 @@ static void fill_kernel_sym(struct sv_row *r, const struct kframe *k, const stru
 }
 
 /* the row itself, then its inlined frames */
-static int emit_kernel(struct sv_table *t, const struct kframe *k, const struct sv_frame *lf,
+static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const struct sv_frame *lf,
 		       const struct sv_opts *o)
 {
 	struct sv_row *r = add_row(t, lf ? SV_ROW_COMBINED : SV_ROW_KERNEL);
@@ -150,7 +136,7 @@ static int emit_missing(struct sv_table *t, const struct sv_frame *lf, const str
 }
 
 /* marks BPF frames (and the fexit pattern's redundant pair) as filtered */
-static void filter_kframes(struct kframe *kf, int m)
+static void filter_kframes(struct sv_kframe *kf, int m)
 {
 	int i;
 
@@ -177,33 +163,55 @@ static void filter_kframes(struct kframe *kf, int m)
 			kf[j].filtered = true;
 }
 
-int stack_view_build(struct sv_table *t, struct symbolizer *sym,
-		     const struct sv_frame *lf, int nl,
-		     const uint64_t *kstack, int nk, const struct sv_opts *o)
+int stack_view_merge(struct symbolizer *sym, const struct sv_frame *lf, int nl,
+		     const uint64_t *kstack, int nk, struct sv_kframe *kf, int *match)
 {
-	struct kframe *kf = calloc(nk > 0 ? (size_t)nk : 1, sizeof(*kf));
-	int m = 0, i = 0, j, ret = -1;
+	int m = 0, i = 0;
 
-	if (!kf)
-		return -1;
 	for (int k = nk - 1; k >= 0; k--) {       /* outermost first */
+		struct sv_kframe *f = &kf[m];
+
 		if (!kstack[k])
 			continue;
-		kf[m].addr = kstack[k];
-		kf[m].resolved = sym && symbolize(sym, kstack[k], true, &kf[m].si) == 0;
+		f->addr = kstack[k];
+		f->kidx = k;
+		f->bpf = f->filtered = false;
+		f->resolved = sym && symbolize(sym, kstack[k], true, &f->si) == 0;
 		m++;
 	}
 	filter_kframes(kf, m);
-
-	for (j = 0; j < nl; j++) {
+	/* each traced function is looked for further down (inwards) than the
+	 * previous one's row: the kernel stack is one chain of calls */
+	for (int j = 0; j < nl; j++) {
 		int k;
 
-		/* find this traced function further down the kernel stack */
 		for (k = i; k < m; k++)
 			if (!kf[k].filtered && kf[k].resolved && lf[j].name &&
 			    strcmp(kf[k].si.name, lf[j].name) == 0)
 				break;
-		if (k == m) {
+		match[j] = k < m ? k : -1;
+		if (k < m)
+			i = k + 1;
+	}
+	return m;
+}
+
+int stack_view_build(struct sv_table *t, struct symbolizer *sym,
+		     const struct sv_frame *lf, int nl,
+		     const uint64_t *kstack, int nk, const struct sv_opts *o)
+{
+	/* sized by the real depth: a session's worth, never a fixed 127 */
+	struct sv_kframe *kf = malloc((nk > 0 ? (size_t)nk : 1) * sizeof(*kf));
+	int *match = malloc((nl > 0 ? (size_t)nl : 1) * sizeof(*match));
+	int m, i = 0, ret = -1;
+
+	if (!kf || !match)
+		goto out;
+	m = stack_view_merge(sym, lf, nl, kstack, nk, kf, match);
+	for (int j = 0; j < nl; j++) {
+		int k = match[j];
+
+		if (k < 0) {
 			if (emit_missing(t, &lf[j], o))
 				goto out;
 			continue;
@@ -220,6 +228,7 @@ int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 			goto out;
 	ret = 0;
 out:
+	free(match);
 	free(kf);
 	return ret;
 }
@@ -228,7 +237,7 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 {
 	int wdur = 5, wres = 0, wsym = 0, wsrc = 0;
 
-	for (int i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		const struct sv_row *r = &t->rows[i];
 		int l;
 
@@ -241,7 +250,7 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 		if ((l = (int)strlen(r->src)) > wsrc)
 			wsrc = l;
 	}
-	for (int i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		const struct sv_row *r = &t->rows[i];
 
 		fprintf(out, "%c%s %*s %-*s  %-*s  %-*s\n",

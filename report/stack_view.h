@@ -47,8 +47,27 @@ struct sv_row {
 
 struct sv_table {
 	struct sv_row *rows;
-	int n, cap;
+	size_t n, cap;
 };
+
+/* one recorded kernel stack entry as the stack view sees it */
+struct sv_kframe {
+	uint64_t addr;
+	int kidx;            /* its index in the recorded kstack (0 = innermost) */
+	bool resolved;       /* si is valid */
+	bool bpf;            /* BPF trampoline / program / stack helper */
+	bool filtered;       /* hidden unless stacks.unfiltered */
+	struct symb_info si;
+};
+
+/* The merge behind the view, for other outputs too: symbolizes
+ * kstack[0..nk) (innermost first, zero entries skipped) into kf[],
+ * outermost first, marks the BPF frames filtered, and sets match[j] to
+ * the index in kf[] of the kernel frame logical frame j is shown on, or -1
+ * when that traced function is not on the kernel stack (a `!` row).
+ * kf needs room for nk entries; returns how many it filled. */
+int stack_view_merge(struct symbolizer *sym, const struct sv_frame *lf, int nl,
+		     const uint64_t *kstack, int nk, struct sv_kframe *kf, int *match);
 
 /* kstack: kernel stack, innermost first, runtime addresses */
 int stack_view_build(struct sv_table *t, struct symbolizer *sym,

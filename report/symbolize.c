@@ -128,7 +128,15 @@ int symbolize(struct symbolizer *s, uint64_t addr, bool is_ret, struct symb_info
 	const struct ksym *k;
 	uint64_t look = is_ret && addr ? addr - 1 : addr;
 
-	memset(out, 0, sizeof(*out));
+	/* only the header fields: src and inlines (3 KiB) are valid only
+	 * through has_src and ninlines, and clearing them per frame showed up
+	 * in the report's profile */
+	out->name = NULL;
+	out->module = NULL;
+	out->sym_addr = 0;
+	out->offset = 0;
+	out->has_src = false;
+	out->ninlines = 0;
 	k = ksyms_lookup(s->ks, look);
 	if (!k || !plausible(s, k, look))
 		return -1;

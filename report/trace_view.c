@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/array_grow.h"
 #include "result_fmt.h"
 #include "trace_view.h"
 
@@ -17,15 +18,8 @@ static struct tv_row *add_row(struct tv_table *t, enum tv_row_kind kind, uint32_
 {
 	struct tv_row *r;
 
-	if (t->n == t->cap) {
-		int cap = t->cap ? t->cap * 2 : 64;
-		struct tv_row *v = realloc(t->rows, (size_t)cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->rows = v;
-		t->cap = cap;
-	}
+	if (array_grow((void **)&t->rows, t->n, &t->cap, sizeof(*t->rows), 64))
+		return NULL;
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
@@ -134,7 +128,7 @@ void trace_view_print(FILE *out, const struct tv_table *t)
 {
 	int wsym = 16, wres = 6, wdur = 8;
 
-	for (int i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		const struct tv_row *r = &t->rows[i];
 		int l;
 
@@ -153,7 +147,7 @@ void trace_view_print(FILE *out, const struct tv_table *t)
 	fputs("  ", out);
 	dashes(out, wdur);
 	fputc('\n', out);
-	for (int i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		const struct tv_row *r = &t->rows[i];
 
 		fprintf(out, "%-*s   %-*s  %*s\n", wsym, r->sym, wres, r->res, wdur, r->dur);

@@ -32,7 +32,7 @@ struct tv_row {
 
 struct tv_table {
 	struct tv_row *rows;
-	int n, cap;
+	size_t n, cap;
 };
 
 /* recs: the session's trace records (RS_REC_TRACE_ENTRY/EXIT) in arrival

@@ -9,7 +9,9 @@
   check_report_json.py perfetto TRACE.json
       checks a Chrome trace-event file: traceEvents array, required fields
       per phase, one thread_name per track, X slices properly nested on each
-      track (balanced), B/E pairs balanced, timestamps monotonic per track.
+      track (balanced), B/E pairs balanced, timestamps monotonic per track,
+      call slices with args.result/args.error, session slices with an
+      args.stack list, failing slices (args.error) and only they marked red.
 Exit 0 when valid, 1 with one line per problem otherwise."""
 import json
 import re
@@ -144,10 +146,17 @@ def check_perfetto(path):
         if any(s[0] == "B" for s in stack):
             errs.append(f"track {key}: B without E")
     for i, e in enumerate(ev):
-        if e.get("ph") == "X" and e.get("cat") == "call":
-            a = e.get("args", {})
-            if "result" not in a or "error" not in a:
-                errs.append(f"event {i}: call slice without args.result/args.error")
+        if e.get("ph") != "X":
+            continue
+        a = e.get("args", {})
+        if e.get("cat") == "call" and ("result" not in a or "error" not in a):
+            errs.append(f"event {i}: call slice without args.result/args.error")
+        if e.get("cat") == "session" and not isinstance(a.get("stack"), list):
+            errs.append(f"event {i}: session slice without an args.stack list")
+        if a.get("error") is True and e.get("cname") != "terrible":
+            errs.append(f"event {i}: failing slice not marked (cname)")
+        if a.get("error") is False and "cname" in e:
+            errs.append(f"event {i}: successful slice marked as failing")
     return errs
 
 

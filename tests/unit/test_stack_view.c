@@ -128,7 +128,7 @@ static void test_kprobe_merge(void)
 	/* no kernel stack at all: every traced frame is `!` */
 	CHECK_INT(stack_view_build(&t, s, lf, 4, NULL, 0, &o), 0);
 	CHECK_INT(t.n, 4);
-	for (int i = 0; i < t.n; i++)
+	for (size_t i = 0; i < t.n; i++)
 		CHECK_INT(t.rows[i].kind, SV_ROW_MISSING);
 	sv_table_free(&t);
 	symbolizer_free(s);

@@ -146,7 +146,7 @@ static void test_interim_cutoff(void)
 	CHECK_INT(trace_view_build(&t, recs, 4, funcs, NF, 1), 0);
 	CHECK_INT(t.n, 2);
 	CHECK_INT(t.rows[1].kind, TV_ROW_ENTRY);     /* not collapsed with seq 2 */
-	for (int i = 0; i < t.n; i++)
+	for (size_t i = 0; i < t.n; i++)
 		CHECK(t.rows[i].kind != TV_ROW_GAP);
 	tv_table_free(&t);
 }
