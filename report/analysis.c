@@ -5,6 +5,7 @@
  * applies to the text views. */
 #include <stdlib.h>
 #include <string.h>
+#include "../common/array_grow.h"
 #include "analysis.h"
 #include "filters.h"
 #include "folded_out.h"
@@ -95,6 +96,27 @@ static int perr(const char *msg)
 	return -1;
 }
 
+/* --NAME=V or --NAME V where V is W1 or W2: sets *second to V == W2 and
+ * returns the arguments used; 0 when argv[i] is not --NAME; -1 after a
+ * usage error */
+static int two_way(const char *name, const char *w1, const char *w2, int argc, char **argv,
+		   int i, bool *second)
+{
+	size_t n = strlen(name);
+	const char *s = argv[i], *v;
+	char err[300];
+
+	if (strncmp(s, name, n) || (s[n] && s[n] != '='))
+		return 0;
+	v = s[n] ? s + n + 1 : (i + 1 < argc ? argv[i + 1] : "");
+	if (strcmp(v, w1) && strcmp(v, w2)) {
+		snprintf(err, sizeof(err), "%s: expected '%s' or '%s', got '%s'", name, w1, w2, v);
+		return perr(err);
+	}
+	*second = !strcmp(v, w2);
+	return s[n] ? 1 : 2;
+}
+
 int anl_parse_arg(struct anl *a, int argc, char **argv, int i)
 {
 	const char *s = argv[i];
@@ -113,33 +135,12 @@ int anl_parse_arg(struct anl *a, int argc, char **argv, int i)
 		a->folded = true;
 		return 1;
 	}
-	if (!strncmp(s, "--folded-weight", 15) && (s[15] == '=' || !s[15])) {
-		const char *v = s[15] ? s + 16 : (i + 1 < argc ? argv[i + 1] : "");
-
-		if (!strcmp(v, "latency"))
-			a->folded_lat = true;
-		else if (!strcmp(v, "count"))
-			a->folded_lat = false;
-		else {
-			snprintf(err, sizeof(err), "--folded-weight: expected 'count' or 'latency', got '%s'", v);
-			return perr(err);
-		}
-		a->folded = true;
-		return s[15] ? 1 : 2;
+	if ((n = two_way("--folded-weight", "count", "latency", argc, argv, i, &a->folded_lat)) != 0) {
+		a->folded |= n > 0;
+		return n;
 	}
-	if (!strncmp(s, "--format", 8) && (s[8] == '=' || !s[8])) {
-		const char *v = s[8] ? s + 9 : (i + 1 < argc ? argv[i + 1] : "");
-
-		if (!strcmp(v, "json"))
-			a->json = true;
-		else if (!strcmp(v, "text"))
-			a->json = false;
-		else {
-			snprintf(err, sizeof(err), "--format: expected 'text' or 'json', got '%s'", v);
-			return perr(err);
-		}
-		return s[8] ? 1 : 2;
-	}
+	if ((n = two_way("--format", "text", "json", argc, argv, i, &a->json)) != 0)
+		return n;
 	if (!strncmp(s, "--perfetto", 10) && (s[10] == '=' || !s[10])) {
 		const char *v = s[10] ? s + 11 : (i + 1 < argc ? argv[i + 1] : NULL);
 
@@ -256,15 +257,8 @@ static int buf_keep(struct anl *a, uint64_t id, const struct rs_rec_hdr *h)
 			return -1;
 		s->sess_id = id;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct rs_rec_hdr **v = realloc(s->recs, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		s->recs = v;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->recs, s->n, &s->cap, sizeof(*s->recs), 16))
+		return -1;
 	copy = malloc(h->size);
 	if (!copy)
 		return -1;

@@ -82,15 +82,12 @@ int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err
 			snprintf(err, errlen, "option '%s' needs a positive PID, got '%s'", a, v ? v : "");
 			return -1;
 		}
-		if (a[1] == 'p') {
-			if (f->npids == FILT_MAX_IDS)
-				goto too_many;
-			f->pids[f->npids++] = pid;
-		} else {
-			if (f->nnopids == FILT_MAX_IDS)
-				goto too_many;
-			f->nopids[f->nnopids++] = pid;
-		}
+		uint32_t *ids = a[1] == 'p' ? f->pids : f->nopids;
+		uint32_t *n = a[1] == 'p' ? &f->npids : &f->nnopids;
+
+		if (*n == FILT_MAX_IDS)
+			goto too_many;
+		ids[(*n)++] = pid;
 		return used;
 	}
 	if (!strcmp(a, "-n") || !strcmp(a, "-N")) {
@@ -99,15 +96,12 @@ int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err
 			snprintf(err, errlen, "option '%s' needs a thread name", a);
 			return -1;
 		}
-		if (a[1] == 'n') {
-			if (f->ncomms == FILT_MAX_IDS)
-				goto too_many;
-			f->comms[f->ncomms++] = v;
-		} else {
-			if (f->nnocomms == FILT_MAX_IDS)
-				goto too_many;
-			f->nocomms[f->nnocomms++] = v;
-		}
+		const char **names = a[1] == 'n' ? f->comms : f->nocomms;
+		uint32_t *n = a[1] == 'n' ? &f->ncomms : &f->nnocomms;
+
+		if (*n == FILT_MAX_IDS)
+			goto too_many;
+		names[(*n)++] = v;
 		return used;
 	}
 	if (!strcmp(a, "-x") || !strcmp(a, "-X")) {

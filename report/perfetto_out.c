@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/array_grow.h"
 #include "perfetto_out.h"
 #include "json_out.h"
 #include "result_fmt.h"
@@ -113,15 +114,8 @@ static int track_new(struct perfetto_out *p, uint64_t key)
 
 static int add_slice(struct perfetto_out *p, const struct slice *s)
 {
-	if (p->nsl == p->capsl) {
-		size_t cap = p->capsl ? p->capsl * 2 : 64;
-		struct slice *n = realloc(p->sl, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		p->sl = n;
-		p->capsl = cap;
-	}
+	if (array_grow((void **)&p->sl, p->nsl, &p->capsl, sizeof(*p->sl), 64))
+		return -1;
 	p->sl[p->nsl++] = *s;
 	return 0;
 }

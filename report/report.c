@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../common/array_grow.h"
 #include "report.h"
 #include "dwarf_backend.h"
 #include "lbr_view.h"
@@ -123,15 +124,8 @@ static int sess_keep_trace(struct report *r, uint64_t id, const struct rs_rec_hd
 		r->trace_overflow++;
 		return 0;
 	}
-	if (s->ntrace == s->trace_cap) {
-		size_t cap = s->trace_cap ? s->trace_cap * 2 : 64;
-		struct rs_rec_trace *v = realloc(s->trace, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		s->trace = v;
-		s->trace_cap = cap;
-	}
+	if (array_grow((void **)&s->trace, s->ntrace, &s->trace_cap, sizeof(*s->trace), 64))
+		return -1;
 	t = &s->trace[s->ntrace++];
 	memset(t, 0, sizeof(*t));
 	memcpy(t, h, h->size < sizeof(*t) ? h->size : sizeof(*t));

@@ -84,6 +84,19 @@ static void fill_kernel_sym(struct sv_row *r, const struct sv_kframe *k, const s
 		fill_src(r->src, sizeof(r->src), &k->si.src, k->si.name);
 }
 
+/* duration and result columns of a traced call's row */
+static void fill_call(struct sv_row *r, const struct sv_frame *lf)
+{
+	r->stitched = lf->stitched;
+	if (lf->unfinished) {
+		snprintf(r->dur, sizeof(r->dur), "...");
+		snprintf(r->res, sizeof(r->res), "[...]");
+	} else {
+		snprintf(r->dur, sizeof(r->dur), "%" PRIu64 "us", lf->lat_ns / 1000);
+		result_fmt(r->res, sizeof(r->res), lf->res, lf->flags);
+	}
+}
+
 /* the row itself, then its inlined frames */
 static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const struct sv_frame *lf,
 		       const struct sv_opts *o)
@@ -93,16 +106,8 @@ static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const stru
 	if (!r)
 		return -1;
 	fill_kernel_sym(r, k, o);
-	if (lf) {
-		r->stitched = lf->stitched;
-		if (lf->unfinished) {
-			snprintf(r->dur, sizeof(r->dur), "...");
-			snprintf(r->res, sizeof(r->res), "[...]");
-		} else {
-			snprintf(r->dur, sizeof(r->dur), "%" PRIu64 "us", lf->lat_ns / 1000);
-			result_fmt(r->res, sizeof(r->res), lf->res, lf->flags);
-		}
-	}
+	if (lf)
+		fill_call(r, lf);
 	if (!k->resolved)
 		return 0;
 	for (int i = 0; i < k->si.ninlines && i < SYMB_MAX_INLINES; i++) {
@@ -122,14 +127,7 @@ static int emit_missing(struct sv_table *t, const struct sv_frame *lf, const str
 
 	if (!r)
 		return -1;
-	r->stitched = lf->stitched;
-	if (lf->unfinished) {
-		snprintf(r->dur, sizeof(r->dur), "...");
-		snprintf(r->res, sizeof(r->res), "[...]");
-	} else {
-		snprintf(r->dur, sizeof(r->dur), "%" PRIu64 "us", lf->lat_ns / 1000);
-		result_fmt(r->res, sizeof(r->res), lf->res, lf->flags);
-	}
+	fill_call(r, lf);
 	snprintf(r->sym, sizeof(r->sym), "%s%s", o->emit_addrs ? "                  " : "",
 		 lf->name ? lf->name : "?");
 	return 0;

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/array_grow.h"
 #include "summary_view.h"
 #include "result_fmt.h"
 
@@ -95,15 +96,8 @@ static struct entry_stat *entry_get(struct summary_view *v, uint32_t id)
 
 	if (v->entry_of[slot] >= 0)
 		return &v->entries[v->entry_of[slot]];
-	if (v->nentries == v->capentries) {
-		size_t cap = v->capentries ? v->capentries * 2 : 16;
-		struct entry_stat *n = realloc(v->entries, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		v->entries = n;
-		v->capentries = cap;
-	}
+	if (array_grow((void **)&v->entries, v->nentries, &v->capentries, sizeof(*v->entries), 16))
+		return NULL;
 	es = &v->entries[v->nentries];
 	memset(es, 0, sizeof(*es));
 	es->func_id = slot;
@@ -121,15 +115,8 @@ static int deep_add(struct entry_stat *es, uint32_t id)
 			es->deep[i].count++;
 			return 0;
 		}
-	if (es->ndeep == es->capdeep) {
-		size_t cap = es->capdeep ? es->capdeep * 2 : 4;
-		struct deep_cnt *n = realloc(es->deep, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		es->deep = n;
-		es->capdeep = cap;
-	}
+	if (array_grow((void **)&es->deep, es->ndeep, &es->capdeep, sizeof(*es->deep), 4))
+		return -1;
 	es->deep[es->ndeep++] = (struct deep_cnt){ id, 1 };
 	return 0;
 }
@@ -143,15 +130,8 @@ static int fail_add(struct summary_view *v, uint32_t id, int64_t value)
 			v->fails[i].count++;
 			return 0;
 		}
-	if (v->nfails == v->capfails) {
-		size_t cap = v->capfails ? v->capfails * 2 : 16;
-		struct fail_key *n = realloc(v->fails, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		v->fails = n;
-		v->capfails = cap;
-	}
+	if (array_grow((void **)&v->fails, v->nfails, &v->capfails, sizeof(*v->fails), 16))
+		return -1;
 	v->fails[v->nfails++] = (struct fail_key){ id, value, 1 };
 	return 0;
 }

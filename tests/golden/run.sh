@@ -39,35 +39,10 @@ printf '\xff' | dd of=corrupt.rsrec bs=1 seek=$(( size - 230 )) conv=notrunc sta
 echo "just some text, not a recording" > notarecording.txt
 : > empty.rsrec
 
-PASS=0 FAIL=0
-
-# case NAME ARGS... : renders and compares
-case_() {
-	local name=$1; shift
-	local out="$WORK/$name.out" rc
-	{
-		printf '$ retsnoop-report %s\n' "$*"
-		TZ=UTC "$REPORT" "$@" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
-		rc=$?
-		cat "$WORK/$name.stdout"
-		echo "--- stderr"
-		cat "$WORK/$name.stderr"
-		echo "--- exit $rc"
-	} >"$out"
-	if [ $UPDATE = 1 ]; then
-		cp "$out" "$EXP/$name.txt"
-		PASS=$((PASS + 1))
-	elif [ ! -f "$EXP/$name.txt" ]; then
-		echo "FAIL $name: no expected output (run tests/golden/run.sh --update)"
-		FAIL=$((FAIL + 1))
-	elif diff -u "$EXP/$name.txt" "$out" >"$WORK/$name.diff"; then
-		PASS=$((PASS + 1))
-	else
-		echo "FAIL $name:"
-		cat "$WORK/$name.diff"
-		FAIL=$((FAIL + 1))
-	fi
-}
+GOLDEN_SUITE=golden GOLDEN_WORK=$WORK GOLDEN_EXP=$EXP GOLDEN_UPDATE=$UPDATE
+# shellcheck source=tests/golden/lib.sh
+. "$ROOT/tests/golden/lib.sh"
+case_() { golden_case "$@"; }
 
 case_ kprobe_err        kprobe_err.rsrec
 case_ kprobe_dec_offs   -C stacks.dec-offs=true kprobe_err.rsrec
@@ -94,16 +69,14 @@ case_ err_two_files     kprobe_err.rsrec fexit.rsrec
 
 # the KASLR-shifted recording must render exactly like the unshifted one
 if diff <(tail -n +2 "$WORK/kprobe_err.out") <(tail -n +2 "$WORK/kaslr.out") >/dev/null; then
-	PASS=$((PASS + 1))
+	golden_ok
 else
-	echo "FAIL kaslr_same_as_kprobe: the KASLR slide changed the rendering"
-	FAIL=$((FAIL + 1))
+	golden_bad "kaslr_same_as_kprobe: the KASLR slide changed the rendering"
 fi
-
-[ $UPDATE = 1 ] && echo "golden: expected files rewritten in $EXP"
-echo "golden: $PASS passed, $FAIL failed"
+golden_done
+RC=$?
 
 # trace (-T) / LBR (-B) view cases: their own script and counts line
 VIEWS_RC=0
 "$ROOT/tests/golden/run_views.sh" $([ $UPDATE = 1 ] && echo --update) || VIEWS_RC=1
-[ $FAIL = 0 ] && [ $VIEWS_RC = 0 ]
+[ $RC = 0 ] && [ $VIEWS_RC = 0 ]

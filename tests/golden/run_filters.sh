@@ -33,20 +33,9 @@ REC=filters.rsrec
 size=$(stat -c %s $REC)
 head -c $(( size - 40 )) $REC > cut.rsrec
 export TZ=UTC
-PASS=0 FAIL=0
-
-check() {   # NAME: compares $WORK/NAME.out with the expected file
-	local name=$1 out="$WORK/$1.out"
-	if [ $UPDATE = 1 ]; then
-		cp "$out" "$EXP/filters-$name.txt"; PASS=$((PASS + 1))
-	elif [ ! -f "$EXP/filters-$name.txt" ]; then
-		echo "FAIL $name: no expected output (run $0 --update)"; FAIL=$((FAIL + 1))
-	elif diff -u "$EXP/filters-$name.txt" "$out" >"$WORK/$name.diff"; then
-		PASS=$((PASS + 1))
-	else
-		echo "FAIL $name:"; cat "$WORK/$name.diff"; FAIL=$((FAIL + 1))
-	fi
-}
+GOLDEN_SUITE=golden-filters GOLDEN_WORK=$WORK GOLDEN_EXP=$EXP GOLDEN_UPDATE=$UPDATE GOLDEN_PREFIX=filters-
+# shellcheck source=tests/golden/lib.sh
+. "$ROOT/tests/golden/lib.sh"
 
 # list NAME ARGS...: the sessions kept, one line each
 list() {
@@ -59,23 +48,9 @@ list() {
 		echo "--- stderr"
 		cat "$WORK/$name.stderr"
 	} >"$WORK/$name.out"
-	check "$name"
+	golden_compare "$name"
 }
-
-# raw NAME ARGS...: whole stdout, stderr and exit status
-raw() {
-	local name=$1; shift
-	{
-		printf '$ retsnoop-report %s\n' "$*"
-		"$REPORT" "$@" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
-		local rc=$?
-		cat "$WORK/$name.stdout"
-		echo "--- stderr"
-		cat "$WORK/$name.stderr"
-		echo "--- exit $rc"
-	} >"$WORK/$name.out"
-	check "$name"
-}
+raw() { golden_case "$@"; }
 
 list all
 list p-keep            -p 100
@@ -138,7 +113,7 @@ raw info               info $REC
 raw info-cut           info cut.rsrec
 raw info-usage         info
 raw perfetto           --perfetto perfetto.json --format json -p 400 $REC
-{ printf '$ cat perfetto.json\n'; cat perfetto.json; } > "$WORK/perfetto-file.out"; check perfetto-file
+{ printf '$ cat perfetto.json\n'; cat perfetto.json; } > "$WORK/perfetto-file.out"; golden_compare perfetto-file
 
 # machine checks: schema of every JSON object, Perfetto structure
 "$REPORT" --format json $REC > all-schema.json
@@ -147,9 +122,9 @@ raw perfetto           --perfetto perfetto.json --format json -p 400 $REC
 for c in "schema $ROOT/docs/report.schema.json all-schema.json" \
 	 "perfetto all-perfetto.json" "perfetto none-perfetto.json" "perfetto perfetto.json"; do
 	if out=$(python3 "$ROOT/tests/golden/check_report_json.py" $c 2>&1); then
-		PASS=$((PASS + 1))
+		golden_ok
 	else
-		echo "FAIL check $c: $out"; FAIL=$((FAIL + 1))
+		golden_bad "check $c: $out"
 	fi
 done
 # the checkers must reject broken input
@@ -157,11 +132,10 @@ printf '{"session_id":"x"}\n' > bad.json
 printf '{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":5,"dur":10,"name":"a"},{"ph":"X","pid":1,"tid":1,"ts":8,"dur":10,"name":"b"}]}' > bad-perfetto.json
 for c in "schema $ROOT/docs/report.schema.json bad.json" "perfetto bad-perfetto.json"; do
 	if python3 "$ROOT/tests/golden/check_report_json.py" $c >/dev/null 2>&1; then
-		echo "FAIL checker accepted bad input: $c"; FAIL=$((FAIL + 1))
+		golden_bad "checker accepted bad input: $c"
 	else
-		PASS=$((PASS + 1))
+		golden_ok
 	fi
 done
 
-echo "golden-filters: $PASS passed, $FAIL failed"
-[ $FAIL -eq 0 ]
+golden_done

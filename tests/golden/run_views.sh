@@ -39,33 +39,10 @@ if ! "$MKREC_VIEWS" . $SYSMAP; then
 	exit 1
 fi
 
-PASS=0 FAIL=0
-case_() {   # NAME ARGS...
-	local name=$1; shift
-	local out="$WORK/$name.out" rc
-	{
-		printf '$ retsnoop-report %s\n' "$*"
-		TZ=UTC ${CASE_ENV:-} "$REPORT" "$@" >"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
-		rc=$?
-		cat "$WORK/$name.stdout"
-		echo "--- stderr"
-		cat "$WORK/$name.stderr"
-		echo "--- exit $rc"
-	} >"$out"
-	if [ $UPDATE = 1 ]; then
-		cp "$out" "$EXP/$name.txt"
-		PASS=$((PASS + 1))
-	elif [ ! -f "$EXP/$name.txt" ]; then
-		echo "FAIL $name: no expected output (run tests/golden/run_views.sh --update)"
-		FAIL=$((FAIL + 1))
-	elif diff -u "$EXP/$name.txt" "$out" >"$WORK/$name.diff"; then
-		PASS=$((PASS + 1))
-	else
-		echo "FAIL $name:"
-		cat "$WORK/$name.diff"
-		FAIL=$((FAIL + 1))
-	fi
-}
+GOLDEN_SUITE=golden-views GOLDEN_WORK=$WORK GOLDEN_EXP=$EXP GOLDEN_UPDATE=$UPDATE
+# shellcheck source=tests/golden/lib.sh
+. "$ROOT/tests/golden/lib.sh"
+case_() { golden_case "$@"; }
 
 # trace view (-T recording with stacks)
 case_ views-trace               views-trace.rsrec
@@ -99,7 +76,7 @@ if [ -n "$SYSMAP" ]; then
 	# with the -dbg vmlinux's DWARF: source lines and inlined frames
 	VMLINUX_DBG=$(. "$KENV" && echo "${VMLINUX_DBG:-}")
 	if [ -f "$VMLINUX_DBG" ]; then
-		CASE_ENV="env -u RETSNOOP_NO_DWARF" case_ views-real-dwarf -ss -k "$VMLINUX_DBG" views-real.rsrec
+		GOLDEN_ENV="env -u RETSNOOP_NO_DWARF" case_ views-real-dwarf -ss -k "$VMLINUX_DBG" views-real.rsrec
 	else
 		echo "SKIP views-real-dwarf: no -dbg vmlinux ($KENV)"
 	fi
@@ -111,12 +88,8 @@ fi
 if diff <(sed -n '/^FUNCTION CALLS/,/^$/p' views-all-T.stdout) \
 	<(sed -n '/^FUNCTION CALLS/,/^$/p' views-all.stdout) >/dev/null &&
    [ -s views-all-T.stdout ] && grep -q '^FUNCTION CALLS' views-all-T.stdout; then
-	PASS=$((PASS + 1))
+	golden_ok
 else
-	echo "FAIL views-trace-stable: the trace view differs between -T and the default"
-	FAIL=$((FAIL + 1))
+	golden_bad "views-trace-stable: the trace view differs between -T and the default"
 fi
-
-[ $UPDATE = 1 ] && echo "golden-views: expected files rewritten in $EXP"
-echo "golden-views: $PASS passed, $FAIL failed"
-[ $FAIL = 0 ]
+golden_done

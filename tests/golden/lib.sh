@@ -1,0 +1,60 @@
+# lib.sh - the compare loop shared by the golden test scripts (sourced, not
+# run). A case runs retsnoop-report, writes "$ retsnoop-report ARGS", its
+# stdout, stderr and exit status to $GOLDEN_WORK/NAME.out and diffs that
+# against $GOLDEN_EXP/${GOLDEN_PREFIX}NAME.txt, or rewrites the expected
+# file when GOLDEN_UPDATE=1. Counts go to the "SUITE: N passed, N failed"
+# line golden_done prints.
+#
+# Set before use: GOLDEN_SUITE (name on the counts line), GOLDEN_WORK,
+# GOLDEN_EXP, GOLDEN_UPDATE (0/1), REPORT (the binary); optional
+# GOLDEN_PREFIX (expected-file prefix), GOLDEN_ENV (words put before the
+# command, e.g. "env -u RETSNOOP_NO_DWARF"), GOLDEN_SED (a sed script
+# applied to each .out, e.g. to replace machine-specific paths).
+
+GOLDEN_PASS=0
+GOLDEN_FAIL=0
+
+golden_ok()  { GOLDEN_PASS=$((GOLDEN_PASS + 1)); }
+golden_bad() { echo "FAIL $*"; GOLDEN_FAIL=$((GOLDEN_FAIL + 1)); }
+
+# golden_compare NAME: $GOLDEN_WORK/NAME.out against its expected file
+golden_compare() {
+	local name=$1 out="$GOLDEN_WORK/$1.out" exp="$GOLDEN_EXP/${GOLDEN_PREFIX:-}$1.txt"
+	if [ -n "${GOLDEN_SED:-}" ]; then
+		sed -e "$GOLDEN_SED" "$out" >"$out.sed" && mv "$out.sed" "$out"
+	fi
+	if [ "$GOLDEN_UPDATE" = 1 ]; then
+		cp "$out" "$exp"
+		golden_ok
+	elif [ ! -f "$exp" ]; then
+		golden_bad "$name: no expected output (run $0 --update)"
+	elif diff -u "$exp" "$out" >"$GOLDEN_WORK/$name.diff"; then
+		golden_ok
+	else
+		golden_bad "$name:"
+		head -c 20000 "$GOLDEN_WORK/$name.diff"
+	fi
+}
+
+# golden_case NAME ARGS...: renders with TZ=UTC, records everything, compares
+golden_case() {
+	local name=$1 rc; shift
+	{
+		printf '$ retsnoop-report %s\n' "$*"
+		# shellcheck disable=SC2086
+		TZ=UTC ${GOLDEN_ENV:-} "$REPORT" "$@" >"$GOLDEN_WORK/$name.stdout" 2>"$GOLDEN_WORK/$name.stderr"
+		rc=$?
+		cat "$GOLDEN_WORK/$name.stdout"
+		echo "--- stderr"
+		cat "$GOLDEN_WORK/$name.stderr"
+		echo "--- exit $rc"
+	} >"$GOLDEN_WORK/$name.out"
+	golden_compare "$name"
+}
+
+# golden_done: the counts line; status 0 when nothing failed
+golden_done() {
+	[ "$GOLDEN_UPDATE" = 1 ] && echo "$GOLDEN_SUITE: expected files rewritten in $GOLDEN_EXP"
+	echo "$GOLDEN_SUITE: $GOLDEN_PASS passed, $GOLDEN_FAIL failed"
+	[ "$GOLDEN_FAIL" = 0 ]
+}
