@@ -192,7 +192,7 @@ int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
 	a->env.mods = rsf_reader_modules(rd, &a->env.nmods);
 	a->env.funcs = rsf_reader_funcs(rd, &a->env.nfuncs);
 	a->verbose = opts->verbose;
-	if (filters_prepare(&a->filt, a->env.meta, err, errlen))
+	if (filters_prepare(&a->filt, &a->env, err, errlen))
 		return -1;
 	a->text = stdout_outputs == 0;
 	if (!a->text)

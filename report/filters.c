@@ -294,8 +294,51 @@ int filters_parse_time(const char *txt, uint64_t start_real_ns, int64_t *out)
 	return 0;
 }
 
-int filters_prepare(struct filters *f, const struct rsf_meta *meta, char *err, size_t errlen)
+/* checks against the recording itself: filters that cannot match anything
+ * it can hold */
+static int check_recording(const struct filters *f, const struct anl_env *env, char *err,
+			   size_t errlen)
 {
+	const struct rsf_meta *meta = env->meta;
+
+	if (f->outcome == FILT_SUCCESS_ONLY && !(meta->mode & RSF_MODE_SUCCESS)) {
+		snprintf(err, errlen, "impossible filter combination: -S keeps successful sessions "
+			 "only, and this recording was made without -S (failing sessions only)");
+		return -1;
+	}
+	if (f->entries.n) {
+		size_t nentry = 0, hit = 0, len = 0;
+		char names[200] = "";
+
+		for (size_t i = 0; i < env->nfuncs; i++) {
+			const char *name = env->funcs[i].name;
+
+			if (!(env->funcs[i].flags & RS_FUNC_IS_ENTRY) || !name)
+				continue;
+			hit += glob_set_find(&f->entries, name, env->funcs[i].module) >= 0;
+			if (nentry++ < 4 && len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+							nentry > 1 ? ", " : "", name);
+		}
+		if (nentry && !hit) {
+			snprintf(err, errlen, "impossible filter combination: --entry matches none of "
+				 "the recording's %zu entry function(s): %s%s", nentry, names,
+				 nentry > 4 ? ", ..." : "");
+			return -1;
+		}
+	}
+	if (f->has_until && f->until_ns < (int64_t)meta->start_realtime_ns) {
+		snprintf(err, errlen, "impossible filter combination: --until %s is before the "
+			 "recording started", f->until_txt);
+		return -1;
+	}
+	return 0;
+}
+
+int filters_prepare(struct filters *f, const struct anl_env *env, char *err, size_t errlen)
+{
+	const struct rsf_meta *meta = env->meta;
+
 	if (f->conflict[0]) {
 		snprintf(err, errlen, "impossible filter combination: %s", f->conflict);
 		return -1;
@@ -361,7 +404,7 @@ int filters_prepare(struct filters *f, const struct rsf_meta *meta, char *err, s
 			 f->since_txt, f->until_txt);
 		return -1;
 	}
-	return 0;
+	return check_recording(f, env, err, errlen);
 }
 
 bool filters_active(const struct filters *f)

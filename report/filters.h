@@ -43,8 +43,11 @@ void filters_init(struct filters *f);
  * on error with the reason in err */
 int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err, size_t errlen);
 /* resolves times against the recording's header and rejects impossible
- * combinations: 0 or -1 with the reason in err */
-int filters_prepare(struct filters *f, const struct rsf_meta *meta, char *err, size_t errlen);
+ * combinations, among the filters themselves and with what the recording
+ * can hold (env->meta, env->funcs): -S on a recording of failing sessions
+ * only, --entry matching none of its entry functions, --until before it
+ * started. 0, or -1 with the reason in err. */
+int filters_prepare(struct filters *f, const struct anl_env *env, char *err, size_t errlen);
 bool filters_active(const struct filters *f);
 bool filters_keep(struct filters *f, const struct anl_session *s, struct anl_env *env);
 void filters_free(struct filters *f);

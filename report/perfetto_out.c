@@ -131,36 +131,52 @@ static int cmp_slice(const void *a, const void *b)
 	return x->depth - y->depth;
 }
 
-/* slices from -T records; returns how many were found */
+/* slices from -T records; returns how many were found. seq_id numbers
+ * records, not calls: an exit closes the innermost open entry of the
+ * same depth and function (entries whose exits were lost end with their
+ * caller, or with the session; an exit whose entry was lost is skipped). */
 static int slices_from_trace(struct perfetto_out *p, const struct anl_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
-	size_t first = p->nsl;
+	size_t first = p->nsl, open[RS_MAX_FSTACK_DEPTH];
+	int nopen = 0;
 
 	for (size_t i = 0; i < s->nrecs; i++) {
 		const struct rs_rec_trace *t = (const void *)s->recs[i];
 		struct slice sl;
 
-		if (t->hdr.type != RS_REC_TRACE_ENTRY || t->hdr.size < offsetof(struct rs_rec_trace, res))
+		if ((t->hdr.type != RS_REC_TRACE_ENTRY && t->hdr.type != RS_REC_TRACE_EXIT) ||
+		    t->hdr.size < offsetof(struct rs_rec_trace, res))
 			continue;
+		if (t->hdr.type == RS_REC_TRACE_EXIT) {
+			int k = nopen - 1;
+
+			while (k >= 0 && (p->sl[open[k]].depth != t->depth ||
+					  p->sl[open[k]].func_id != t->func_id))
+				k--;
+			if (k < 0 || t->hdr.size < sizeof(*t))
+				continue;
+			/* deeper entries whose exits were lost end with their caller */
+			for (int d = k; d < nopen; d++) {
+				struct slice *o = &p->sl[open[d]];
+
+				o->dur = t->ts > o->ts ? t->ts - o->ts : 0;
+			}
+			p->sl[open[k]].has_res = true;
+			p->sl[open[k]].res = t->res;
+			nopen = k;
+			continue;
+		}
 		memset(&sl, 0, sizeof(sl));
 		sl.ts = t->ts;
 		sl.depth = t->depth;
 		sl.func_id = t->func_id;
-		sl.dur = e->end_ts > t->ts ? e->end_ts - t->ts : 0;   /* unfinished */
-		for (size_t k = i + 1; k < s->nrecs; k++) {
-			const struct rs_rec_trace *x = (const void *)s->recs[k];
-
-			if (x->hdr.type == RS_REC_TRACE_EXIT && x->hdr.size >= sizeof(*x) &&
-			    x->seq_id == t->seq_id) {
-				sl.dur = x->ts > t->ts ? x->ts - t->ts : 0;
-				sl.has_res = true;
-				sl.res = x->res;
-				break;
-			}
-		}
+		sl.dur = e->end_ts > t->ts ? e->end_ts - t->ts : 0;   /* until its exit is seen */
 		if (add_slice(p, &sl))
 			return -1;
+		if (nopen == RS_MAX_FSTACK_DEPTH)   /* deeper than tracked: no exit will match */
+			memmove(open, open + 1, --nopen * sizeof(open[0]));
+		open[nopen++] = p->nsl - 1;
 	}
 	return (int)(p->nsl - first);
 }

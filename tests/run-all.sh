@@ -37,7 +37,7 @@ for s in "${SUITES[@]}"; do
 			[ -x "$t" ] || continue
 			run_suite "unit/$(basename "$t")" "$t"
 		done ;;
-	golden) run_suite golden tests/golden/run.sh; run_suite golden-filters tests/golden/run_filters.sh ;;
+	golden) run_suite golden tests/golden/run.sh; run_suite golden-filters tests/golden/run_filters.sh; run_suite golden-vmrec tests/golden/run_vmrec.sh ;;
 	dwarf)  run_suite dwarf tests/dwarf/run.sh ;;
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh ;;
 	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, vm)" >&2; exit 2 ;;

@@ -244,14 +244,15 @@ static void mk_filters(const char *dir)
 	memcpy(ss.task_comm, "tracer", 6);
 	memcpy(ss.proc_comm, "tracer", 6);
 	add(w, &ss, sizeof(ss));
+	/* seq_id numbers records, as the recorder does */
 	trace(w, RS_REC_TRACE_ENTRY, 401, 7 * SEC + 100, 0, fid("__x64_sys_openat"), 1, 0, 0);
 	trace(w, RS_REC_TRACE_ENTRY, 401, 7 * SEC + 1100, 1, fid("do_sys_openat2"), 2, 0, 0);
 	trace(w, RS_REC_TRACE_ENTRY, 401, 7 * SEC + 2100, 2, fid("may_open"), 3, 0, 0);
-	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 3100, 2, fid("may_open"), 3, 0, 1000);
-	trace(w, RS_REC_TRACE_ENTRY, 401, 7 * SEC + 4100, 3, fid("do_filp_open"), 3, 0, 0);
-	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 9100, 3, fid("do_filp_open"), 3, -13, 5000);
-	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 10100, 1, fid("do_sys_openat2"), 2, -13, 9000);
-	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 11100, 0, fid("__x64_sys_openat"), 1, -13, 11000);
+	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 3100, 3, fid("may_open"), 3, 0, 1000);
+	trace(w, RS_REC_TRACE_ENTRY, 401, 7 * SEC + 4100, 4, fid("do_filp_open"), 3, 0, 0);
+	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 9100, 5, fid("do_filp_open"), 3, -13, 5000);
+	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 10100, 6, fid("do_sys_openat2"), 2, -13, 9000);
+	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 11100, 7, fid("__x64_sys_openat"), 1, -13, 11000);
 	memset(&lbr, 0, sizeof(lbr));
 	lbr.hdr.type = RS_REC_LBR;
 	lbr.hdr.size = sizeof(lbr);
@@ -261,6 +262,7 @@ static void mk_filters(const char *dir)
 	lbr.lbrs[1] = (struct rs_lbr_entry){ kaddr("path_openat") + 0x50, kaddr("do_filp_open") + 0x25, 0 };
 	add(w, &lbr, sizeof(lbr));
 	begin(401, 401, 400, "tracer", "tracer", 7 * SEC, 11000, RS_SESS_IS_ERR);
+	E.last_seq_id = 7;
 	frame(fid("__x64_sys_openat"), -13, 11000);
 	frame(fid("do_sys_openat2"), -13, 9000);
 	frame(fid("do_filp_open"), -13, 5000);

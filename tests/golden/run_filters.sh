@@ -99,6 +99,8 @@ raw err-two-outputs    --folded --format json $REC
 raw err-bad-L          -L fast $REC
 raw err-empty-glob     --stack-has '' $REC
 raw err-perfetto-dir   --perfetto /nonexistent/dir/x.json $REC
+raw err-entry-none     --entry 'nosuch_*' $REC
+raw err-until-before   --until 22:13:20 $REC
 
 # outputs
 raw text-filtered      -E -p 200 $REC

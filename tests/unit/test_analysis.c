@@ -46,7 +46,10 @@ static int parse(struct filters *f, const char *a, const char *b, char *err, siz
 
 static void test_args(void)
 {
-	struct rsf_meta m = { .start_realtime_ns = START };
+	struct rsf_meta m = { .start_realtime_ns = START, .mode = RSF_MODE_SUCCESS };
+	struct rsf_func fn[2] = { { 0x1000, RS_FUNC_IS_ENTRY, "__x64_sys_bpf", NULL },
+				  { 0x2000, 0, "map_create", NULL } };
+	struct anl_env env = { .meta = &m, .funcs = fn, .nfuncs = 2 };
 	struct filters f;
 	char err[256];
 
@@ -60,9 +63,9 @@ static void test_args(void)
 	CHECK_INT(parse(&f, "-L", "-3", err, sizeof(err)), -1);
 	CHECK_INT(parse(&f, "--stack-has", NULL, err, sizeof(err)), -1);
 	CHECK(filters_active(&f));
-	CHECK_INT(filters_prepare(&f, &m, err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
 	CHECK_INT(parse(&f, "-P", "12", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &m, err, sizeof(err)), -1);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
 	CHECK(strstr(err, "-p") != NULL);
 	filters_free(&f);
 
@@ -71,17 +74,38 @@ static void test_args(void)
 	CHECK_INT(parse(&f, "-x", "ENOMEM", err, sizeof(err)), 2);
 	CHECK_INT(parse(&f, "-x", "NULL", err, sizeof(err)), 2);
 	CHECK_INT(parse(&f, "-X", "ENOMEM", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &m, err, sizeof(err)), 0);   /* NULL still allowed */
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);   /* NULL still allowed */
 	CHECK_INT(parse(&f, "-X", "NULL", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &m, err, sizeof(err)), -1);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
 	filters_free(&f);
 
 	filters_init(&f);
 	CHECK_INT(parse(&f, "--since", "+10s", err, sizeof(err)), 2);
 	CHECK_INT(parse(&f, "--until", "+10s", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &m, err, sizeof(err)), 0);   /* an instant is fine */
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);   /* an instant is fine */
 	CHECK_INT(parse(&f, "--until", "+9s", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &m, err, sizeof(err)), -1);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	filters_free(&f);
+
+	/* against what the recording can hold */
+	filters_init(&f);
+	CHECK_INT(parse(&f, "-S", NULL, err, sizeof(err)), 1);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
+	m.mode = 0;                          /* recorded without -S */
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	CHECK(strstr(err, "without -S") != NULL);
+	m.mode = RSF_MODE_SUCCESS;
+	filters_free(&f);
+	filters_init(&f);
+	CHECK_INT(parse(&f, "--entry", "map_*", err, sizeof(err)), 2);   /* not an entry function */
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	CHECK_INT(parse(&f, "--entry", "*sys_bpf", err, sizeof(err)), 2);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
+	filters_free(&f);
+	filters_init(&f);
+	CHECK_INT(parse(&f, "--until", "2023-11-14 22:13:20", err, sizeof(err)), 2);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);   /* 1 s before START */
+	CHECK(strstr(err, "before the recording started") != NULL);
 	filters_free(&f);
 }
 
