@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
 # report_speed.sh - retsnoop-report rendering speed and memory: writes
-# synthetic recordings of 10k and 100k sessions over 300 traced functions
-# through format/ (tests/golden/mkrec_filters), then measures text (to
-# /dev/null), JSON (to /dev/null) and summary rendering with
-# /usr/bin/time -v: sessions per second of CPU time (user+sys, one core)
-# and of wall time, and peak RSS. Peers in the same run: `zstd -dc` of the
-# text output compressed (the cost of just producing those bytes from a
-# compressed file) and `jq -c .` over the 10k JSON output.
-# Usage: bench/report_speed.sh [NSESS_BIG] (default 100000)
+# synthetic recordings of NSESS/10, NSESS and 3*NSESS sessions over 300
+# traced functions through format/ (tests/golden/mkrec_filters), then
+# measures text (to /dev/null), JSON (to /dev/null) and summary rendering
+# of each with /usr/bin/time -v: sessions per second of CPU time
+# (user+sys, one core: the report is single-threaded) and of wall time,
+# and peak RSS, whose ratio between the largest and the smallest recording
+# shows whether memory grows with the number of sessions (it must not: the
+# report streams). Symbolization is the recorded kallsyms snapshot's,
+# looked up per frame; folded stacks and Perfetto at NSESS too (folded
+# memory grows with distinct stacks, which are nearly all distinct here).
+# Peers in the same run: `zstd -dc` of the text output compressed (the
+# cost of just producing those bytes from a compressed file) and `jq -c .`
+# over the small JSON output.
+# Usage: bench/report_speed.sh [NSESS] (default 100000)
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIG=${1:-100000}
 SMALL=$((BIG / 10))
+HUGE=$((BIG * 3))
 W=$ROOT/build/bench-report
 mkdir -p "$W"
 make -s build/retsnoop-report >/dev/null
 gcc -std=gnu11 -Wall -Wextra -O2 -I. -D_GNU_SOURCE -o build/mkrec_filters \
 	tests/golden/mkrec_filters.c build/format/*.o build/common/*.o -lzstd -lz
 [ -x /usr/bin/time ] || { echo "report_speed: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
-mkdir -p "$W/small" "$W/big"
-build/mkrec_filters "$W/small" "$SMALL" 300
-build/mkrec_filters "$W/big" "$BIG" 300
+for n in "$SMALL" "$BIG" "$HUGE"; do
+	mkdir -p "$W/$n"
+	build/mkrec_filters "$W/$n" "$n" 300
+done
+export RETSNOOP_NO_DWARF=1   # synthetic kernel: no vmlinux to look for
 REP=$ROOT/build/retsnoop-report
 
 # measure LABEL NSESS CMD... : prints one row
@@ -36,23 +45,31 @@ measure() {
 		END {cpu=u+s; if (cpu < 0.01) cpu=0.01; if (w < 0.01) w=0.01;
 		     printf "%-28s %8d %9.2f %12.0f %12.0f %10.1f\n", label, n, cpu, n/cpu, n/w, r/1024}' "$W/time.txt"
 	awk '/User time/ {u=$NF} /System time/ {s=$NF} END {print u+s}' "$W/time.txt" > "$W/last.cpu"
+	awk '/Maximum resident/ {print $NF}' "$W/time.txt" > "$W/last.rss"
 }
 cpu() { cat "$W/last.cpu"; }
+rss() { cat "$W/last.rss"; }
 
 printf "%-28s %8s %9s %12s %12s %10s\n" "RUN" "SESSIONS" "CPU s" "SESS/S CPU" "SESS/S WALL" "RSS MiB"
-measure "text $SMALL"        "$SMALL" "$REP" "$W/small/big.rsrec"
-measure "text $BIG"          "$BIG"   "$REP" "$W/big/big.rsrec";            T_TEXT=$(cpu)
-measure "json $SMALL"        "$SMALL" "$REP" --format json "$W/small/big.rsrec"
-measure "json $BIG"          "$BIG"   "$REP" --format json "$W/big/big.rsrec"; T_JSON=$(cpu)
-measure "summary $SMALL"     "$SMALL" "$REP" summary "$W/small/big.rsrec"
-measure "summary $BIG"       "$BIG"   "$REP" summary "$W/big/big.rsrec";    T_SUM=$(cpu)
-measure "folded $BIG"        "$BIG"   "$REP" --folded "$W/big/big.rsrec"
-measure "filtered text $BIG" "$BIG"   "$REP" -Sn --stack-has 'bench_func_1?' "$W/big/big.rsrec"
+for kind in text json summary; do
+	for n in "$SMALL" "$BIG" "$HUGE"; do
+		case $kind in
+		text)    measure "text $n" "$n" "$REP" "$W/$n/big.rsrec" ;;
+		json)    measure "json $n" "$n" "$REP" --format json "$W/$n/big.rsrec" ;;
+		summary) measure "summary $n" "$n" "$REP" summary "$W/$n/big.rsrec" ;;
+		esac
+		eval "T_${kind}_$n=\$(cpu) R_${kind}_$n=\$(rss)"
+	done
+done
+measure "folded $BIG"         "$BIG" "$REP" --folded "$W/$BIG/big.rsrec"
+measure "perfetto+summary $BIG" "$BIG" "$REP" --perfetto "$W/perfetto.json" --summary "$W/$BIG/big.rsrec"
+measure "filtered text $BIG"  "$BIG" "$REP" -Sn --stack-has 'bench_func_1?' "$W/$BIG/big.rsrec"
+T_TEXT=$(eval echo "\$T_text_$BIG") T_JSON=$(eval echo "\$T_json_$BIG") T_SUM=$(eval echo "\$T_summary_$BIG")
 
 # peers
-"$REP" "$W/big/big.rsrec" 2>/dev/null | zstd -q -3 -c > "$W/text.zst"
+"$REP" "$W/$BIG/big.rsrec" 2>/dev/null | zstd -q -3 -c > "$W/text.zst"
 measure "peer: zstd -dc text $BIG" "$BIG" zstd -dc "$W/text.zst";           T_ZSTD=$(cpu)
-"$REP" --format json "$W/small/big.rsrec" > "$W/small.json" 2>/dev/null
+"$REP" --format json "$W/$SMALL/big.rsrec" > "$W/small.json" 2>/dev/null
 measure "peer: jq -c . json $SMALL" "$SMALL" jq -c . "$W/small.json";       T_JQ=$(cpu)
 echo
 awk -v t="$T_TEXT" -v z="$T_ZSTD" -v j="$T_JSON" -v q="$T_JQ" -v s="$T_SUM" -v big="$BIG" -v small="$SMALL" 'BEGIN {
@@ -60,4 +77,9 @@ awk -v t="$T_TEXT" -v z="$T_ZSTD" -v j="$T_JSON" -v q="$T_JQ" -v s="$T_SUM" -v b
 	printf "json render / jq -c . re-parsing it:      %.3fx the CPU time per session\n", (j / big) / ((q > 0.005 ? q : 0.005) / small);
 	printf "summary / text render:                   %.2fx\n", s / (t > 0.005 ? t : 0.005);
 }'
-ls -l "$W/big/big.rsrec" | awk '{printf "recording: %.1f MiB for %d sessions\n", $5/1048576, '"$BIG"'}'
+for kind in text json summary; do
+	a=$(eval echo "\$R_${kind}_$SMALL") b=$(eval echo "\$R_${kind}_$HUGE")
+	awk -v k="$kind" -v a="$a" -v b="$b" -v s="$SMALL" -v h="$HUGE" 'BEGIN {
+		printf "peak RSS %-7s %7d sessions / %6d sessions: %.2fx (%.1f / %.1f MiB)\n", k, h, s, b / a, b / 1024, a / 1024 }'
+done
+ls -l "$W/$BIG/big.rsrec" | awk '{printf "recording: %.1f MiB for %d sessions\n", $5/1048576, '"$BIG"'}'

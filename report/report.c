@@ -292,8 +292,9 @@ static int feed_session_end(struct report *r, const struct rs_rec_hdr *h)
 		r->bad_records++;
 		return 0;
 	}
-	memset(&e, 0, sizeof(e));
 	memcpy(&e, h, have);
+	if (have < sizeof(e))   /* a cut record: the rest reads as zeroes */
+		memset((char *)&e + have, 0, sizeof(e) - have);
 	if (e.flags & RS_SESS_IGNORED) {
 		r->sessions_ignored++;
 		sess_drop(r, e.sess_id);
