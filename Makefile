@@ -73,6 +73,10 @@ $(O)/mkrec: tests/golden/mkrec.c $(LIB_OBJS)
 $(O)/mkrec_views: tests/golden/mkrec_views.c $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+# raw DWARF reader vs libdw on every unit of a vmlinux, under the sanitizers
+$(O)/rawcheck: tests/dwarf/rawcheck.c $(ASAN_OBJS)
+	$(CC) $(CFLAGS) -O1 $(SANFLAGS) -o $@ $< $(ASAN_OBJS) $(LDLIBS)
+
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -84,7 +88,7 @@ $(O):
 	mkdir -p $(O)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec
+test: all $(TEST_BINS) $(O)/mkrec $(O)/rawcheck
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)

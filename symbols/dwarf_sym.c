@@ -4,11 +4,11 @@
  * symcache, and falls back to .symtab names (see dwarf_sym.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include "dwarf_sym.h"
@@ -21,8 +21,9 @@
  * table and abbrev it ever read until dwarf_end, so dropping the handle
  * bounds peak memory on big batches */
 #define RECYCLE_EVERY 128
-/* a batch needing this many unindexed CUs is split with a helper process */
-#define PREFETCH_MIN_CUS 24
+/* a batch needing this many unindexed CUs is indexed by several threads */
+#define PREFETCH_MIN_CUS 16
+#define MAX_THREADS 4
 
 static int range_cmp(const void *pa, const void *pb)
 {
@@ -46,13 +47,11 @@ int dwarf_sym_dbg(struct dwarf_sym *ds)
 	return ds->dbg ? 0 : -1;
 }
 
-static void recycle_dbg(struct dwarf_sym *ds)
+/* drops the file pages we touched from our RSS (they stay in the page
+ * cache); safe while other threads read the mapping: they fault the
+ * pages back in */
+static void release_pages(struct dwarf_sym *ds)
 {
-	if (!ds->dbg)
-		return;
-	dwarf_end(ds->dbg);
-	ds->dbg = NULL;
-	/* drop the file pages we touched from our RSS (they stay cached) */
 	size_t sz = 0;
 	char *raw = elf_rawfile(ds->elf, &sz);
 	if (raw && sz) {
@@ -61,6 +60,15 @@ static void recycle_dbg(struct dwarf_sym *ds)
 		if (a < (uintptr_t)raw + sz)
 			madvise((void *)a, (uintptr_t)raw + sz - a, MADV_DONTNEED);
 	}
+}
+
+static void recycle_dbg(struct dwarf_sym *ds)
+{
+	if (!ds->dbg)
+		return;
+	dwarf_end(ds->dbg);
+	ds->dbg = NULL;
+	release_pages(ds);
 }
 
 /* CU table from .debug_aranges (read directly, so no CU is touched
@@ -196,6 +204,8 @@ struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, si
 		snprintf(err, errlen, "%s: not an ELF file", path);
 		goto fail;
 	}
+	const char *force = getenv("RETSNOOP_DWARF_LIBDW");
+	ds->raw_ok = !(force && *force && strcmp(force, "0")) && !dwarf_raw_open(ds->elf, &ds->raw);
 	int bl = elf_build_id(ds->elf, ds->bid, sizeof(ds->bid));
 	ds->bidlen = bl > 0 ? (size_t)bl : 0;
 
@@ -335,6 +345,18 @@ int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu)
 			return 0;
 		}
 	}
+	if (ds->raw_ok) {
+		int r = dwarf_index_build_raw(&ds->raw, ds->cu_offs[cu], &ds->cus[cu]);
+		if (r != DRAW_UNSUPPORTED) {
+			ds->cu_state[cu] = r ? CU_FAILED : CU_READY;
+			ds->dirty |= !r;
+			if (++ds->built_since_recycle >= RECYCLE_EVERY) {
+				ds->built_since_recycle = 0;
+				release_pages(ds);
+			}
+			return r ? -1 : 0;
+		}
+	}
 	Dwarf_Die die;
 	if (dwarf_sym_dbg(ds) || unit_die(ds, ds->cu_offs[cu], &die) ||
 	    dwarf_index_build(&die, &ds->cus[cu])) {
@@ -351,94 +373,39 @@ int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu)
 }
 
 /* ------------------------------------------------ parallel prefetch -- */
-static int write_all(int fd, const void *p, size_t n)
+struct pf_job {
+	struct dwarf_sym *ds;
+	const uint32_t *need;
+	int *result;              /* per need[] entry: build result */
+	size_t n;
+	size_t next;              /* next entry to take (atomic) */
+	size_t built;             /* entries built (atomic), for page release */
+};
+
+static void *pf_worker(void *arg)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p = (const char *)p + w;
-		n -= (size_t)w;
+	struct pf_job *j = arg;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+		if (i >= j->n)
+			break;
+		uint32_t cu = j->need[i];
+		j->result[i] = dwarf_index_build_raw(&j->ds->raw, j->ds->cu_offs[cu], &j->ds->cus[cu]);
+		if (__atomic_add_fetch(&j->built, 1, __ATOMIC_RELAXED) % RECYCLE_EVERY == 0)
+			release_pages(j->ds);
 	}
-	return 0;
+	return NULL;
 }
 
-static int read_all(int fd, void *p, size_t n)
+/* worker threads to use: RETSNOOP_SYM_THREADS, else the online CPUs (at
+ * most MAX_THREADS) */
+static int pf_threads(void)
 {
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p = (char *)p + r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-/* helper process: index the CUs, then stream them back */
-static void prefetch_child(struct dwarf_sym *ds, const uint32_t *cus, size_t n, int fd)
-{
-	for (size_t i = 0; i < n; i++)
-		dwarf_sym_ensure_cu(ds, cus[i]);
-	for (size_t i = 0; i < n; i++) {
-		const struct dwi_cu *c = &ds->cus[cus[i]];
-		if (ds->cu_state[cus[i]] != CU_READY)
-			continue;
-		uint32_t h[5] = { cus[i], c->nivals, c->nscopes, c->nlines, c->strs_len };
-		if (write_all(fd, h, sizeof(h)) ||
-		    write_all(fd, c->ivals, (size_t)c->nivals * sizeof(*c->ivals)) ||
-		    write_all(fd, c->scopes, (size_t)c->nscopes * sizeof(*c->scopes)) ||
-		    write_all(fd, c->lines, (size_t)c->nlines * sizeof(*c->lines)) ||
-		    write_all(fd, c->strs, c->strs_len))
-			_exit(1);
-	}
-	uint32_t end[5] = { UINT32_MAX, 0, 0, 0, 0 };
-	_exit(write_all(fd, end, sizeof(end)) ? 1 : 0);
-}
-
-static int read_child_cu(struct dwarf_sym *ds, int fd, int *done)
-{
-	uint32_t h[5];
-	struct dwi_cu c;
-	if (read_all(fd, h, sizeof(h)))
-		return -1;
-	if (h[0] == UINT32_MAX) {
-		*done = 1;
-		return 0;
-	}
-	if (h[0] >= ds->ncus || h[1] > (1u << 28) || h[2] > (1u << 28) || h[3] > (1u << 28) ||
-	    h[4] > (1u << 30))
-		return -1;
-	memset(&c, 0, sizeof(c));
-	c.nivals = h[1];
-	c.nscopes = h[2];
-	c.nlines = h[3];
-	c.strs_len = h[4];
-	c.owned = 1;
-	c.ivals = malloc((size_t)c.nivals * sizeof(*c.ivals) + 1);
-	c.scopes = malloc((size_t)c.nscopes * sizeof(*c.scopes) + 1);
-	c.lines = malloc((size_t)c.nlines * sizeof(*c.lines) + 1);
-	c.strs = malloc((size_t)c.strs_len + 1);
-	if (!c.ivals || !c.scopes || !c.lines || !c.strs ||
-	    read_all(fd, c.ivals, (size_t)c.nivals * sizeof(*c.ivals)) ||
-	    read_all(fd, c.scopes, (size_t)c.nscopes * sizeof(*c.scopes)) ||
-	    read_all(fd, c.lines, (size_t)c.nlines * sizeof(*c.lines)) ||
-	    read_all(fd, c.strs, c.strs_len)) {
-		dwarf_index_free(&c);
-		return -1;
-	}
-	if (ds->cu_state[h[0]] == CU_READY) {
-		dwarf_index_free(&c);
-		return 0;
-	}
-	ds->cus[h[0]] = c;
-	ds->cu_state[h[0]] = CU_READY;
-	ds->dirty = 1;
-	return 0;
+	const char *e = getenv("RETSNOOP_SYM_THREADS");
+	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
 void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n)
@@ -463,34 +430,32 @@ void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n)
 		need[nn++] = (uint32_t)cu;
 	}
 	free(seen);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *np = getenv("RETSNOOP_SYM_NOFORK");
-	int fds[2];
-	pid_t pid = -1;
-	size_t half = nn;
-	if (nn >= PREFETCH_MIN_CUS && ncpu > 1 && !(np && *np && strcmp(np, "0")) && !pipe(fds)) {
-		fflush(NULL);
-		pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			prefetch_child(ds, need + nn / 2, nn - nn / 2, fds[1]);
+	int nt = pf_threads();
+	struct pf_job job = { .ds = ds, .need = need, .n = nn };
+	if (ds->raw_ok && nn >= PREFETCH_MIN_CUS && nt > 1 &&
+	    (job.result = malloc(nn * sizeof(*job.result)))) {
+		pthread_t tids[MAX_THREADS];
+		int started = 0;
+		for (int t = 1; t < nt; t++)
+			if (!pthread_create(&tids[started], NULL, pf_worker, &job))
+				started++;
+		pf_worker(&job);
+		for (int t = 0; t < started; t++)
+			pthread_join(tids[t], NULL);
+		for (size_t i = 0; i < nn; i++) {
+			uint32_t cu = need[i];
+			if (job.result[i] == 0) {
+				ds->cu_state[cu] = CU_READY;
+				ds->dirty = 1;
+			} else if (job.result[i] == -1) {
+				ds->cu_state[cu] = CU_FAILED;
+			}
+			/* DRAW_UNSUPPORTED: left to libdw, below */
 		}
-		close(fds[1]);
-		if (pid < 0)
-			close(fds[0]);
-		else
-			half = nn / 2;
+		free(job.result);
 	}
-	for (size_t i = 0; i < half; i++)
+	for (size_t i = 0; i < nn; i++)
 		dwarf_sym_ensure_cu(ds, need[i]);
-	if (pid > 0) {
-		int done = 0;
-		while (!done && !read_child_cu(ds, fds[0], &done))
-			;
-		close(fds[0]);
-		waitpid(pid, NULL, 0);
-		/* whatever the helper did not deliver is indexed here, lazily */
-	}
 	free(need);
 }
 

@@ -4,10 +4,13 @@
  * file:line, inline flag), GNU build-id, ELF symbol addresses for the KASLR
  * slide, vmlinux discovery / debuginfod, and compile-unit path globs.
  *
- * Speed: nothing is parsed up front except .debug_aranges; each compile
- * unit is indexed (dwarf_index.h) the first time an address inside it is
- * looked up, and the indexes are kept in a per-build-id cache file
- * (symcache.h) so a later run over the same vmlinux parses no DWARF. */
+ * Speed: nothing is parsed up front except .debug_aranges (read straight
+ * from the section, touching no compile unit); each compile unit is
+ * indexed (dwarf_index.h) the first time an address inside it is looked
+ * up, by the raw DWARF reader (dwarf_raw.h; libdw only for units it
+ * declines), in parallel for batches (dwarf_sym_prefetch), and the indexes
+ * are kept in a per-build-id cache file (symcache.h) so a later run over
+ * the same vmlinux parses no DWARF. */
 #ifndef RS_DWARF_SYM_H
 #define RS_DWARF_SYM_H
 
@@ -43,9 +46,10 @@ void dwarf_sym_close(struct dwarf_sym *ds);
 int dwarf_sym_lookup(struct dwarf_sym *ds, uint64_t addr, struct sym_frame *frames, int max_frames);
 
 /* Optional batch hint before looking up many addresses: indexes the
- * compile units they need that are not cached yet, splitting the work
- * with one forked helper process when there are many (and more than one
- * CPU; RETSNOOP_SYM_NOFORK=1 disables it). Lookups work without it. */
+ * compile units they need that are not cached yet, with one thread per
+ * online CPU (at most 4; RETSNOOP_SYM_THREADS=N overrides) when there are
+ * many. Lookups work without it. Not to be called concurrently with other
+ * calls on the same ds. */
 void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n);
 
 /* The ELF .symtab function symbol covering addr (global names preferred

@@ -3,10 +3,12 @@
 #ifndef RS_DWARF_SYM_INTERNAL_H
 #define RS_DWARF_SYM_INTERNAL_H
 
+#include <stdbool.h>
 #include <libelf.h>
 #include <elfutils/libdw.h>
 #include "dwarf_elf.h"
 #include "dwarf_index.h"
+#include "dwarf_raw.h"
 #include "symcache.h"
 
 enum { CU_UNKNOWN = 0, CU_READY = 1, CU_FAILED = 2 };
@@ -17,6 +19,8 @@ struct dwarf_sym {
 	int fd;
 	Elf *elf;
 	Dwarf *dbg;                 /* opened lazily, recycled on big batches */
+	struct dwarf_raw raw;       /* raw section view, when usable */
+	bool raw_ok;
 	uint8_t bid[64];
 	size_t bidlen;
 	struct sc_range *ranges;    /* CU address ranges sorted by lo */

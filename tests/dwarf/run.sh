@@ -4,7 +4,8 @@
 # (VMLINUX, or VMLINUX_DBG from $KENV, default /opt/retsnoop-kernels/6.12.env)
 # over three address sets: 2000 call-site return addresses (-1), 2000
 # function entries, and a stack, cold and then warm (cache), and checks the
-# cache survives truncation; then run_report.sh, run_debuginfod.sh and
+# cache survives truncation; the raw DWARF reader against libdw on every
+# compile unit (rawcheck.c); then run_report.sh, run_debuginfod.sh and
 # run_pathglob.sh (see each). Prints "dwarf-*: N passed, N failed" lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -91,6 +92,13 @@ for kind in truncate flip garbage empty; do
 done
 echo "dwarf-cache: $P passed, $F failed"
 [ "$F" = 0 ] || FAIL=1
+# raw DWARF reader vs libdw: identical index for every unit (under ASan)
+RAWCHECK=${RAWCHECK:-build/rawcheck}
+if [ -x "$RAWCHECK" ] || make -s "$RAWCHECK" >/dev/null 2>&1; then
+	"$RAWCHECK" "$VMLINUX" || FAIL=1
+else
+	echo "dwarf-raw-vs-libdw: cannot build $RAWCHECK"; echo "dwarf-raw-vs-libdw: 0 passed, 1 failed"; FAIL=1
+fi
 # the report's DWARF stack view, debuginfod, and (in the VM, slow: skip with
 # DWARF_NO_VM=1) record-time ':path' globs
 tests/dwarf/run_report.sh || FAIL=1
