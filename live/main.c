@@ -74,11 +74,24 @@ int main(int argc, char **argv)
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = record_opts_parse_live(&o, argc, argv, PROG);
-	if (r == 2)
+	switch (record_opts_parse_live(&o, argc, argv, PROG)) {
+	case RECORD_PARSE_RUN:
+		break;
+	case RECORD_PARSE_FEATURES:
 		features_report(stdout);
-	if (r)
-		return r > 0 ? 0 : 2;
+		return 0;
+	case RECORD_PARSE_HELP:
+		record_usage(stdout, PROG, true);
+		return 0;
+	case RECORD_PARSE_CONFIG_HELP:
+		record_config_help(stdout);
+		report_config_help(stdout);
+		return 0;
+	case RECORD_PARSE_VERSION:
+		return 0;
+	default:
+		return 2;
+	}
 	memset(&l.ropts, 0, sizeof(l.ropts));
 	l.ropts.symb = o.symb < 0 ? SYMB_DEFAULT : (enum symb_mode)o.symb;
 	l.ropts.vmlinux = o.kernel;
@@ -90,7 +103,7 @@ int main(int argc, char **argv)
 		const char *msg = report_config_apply(o.report_cfg[i], &l.ropts);
 
 		if (msg) {
-			fprintf(stderr, "%s: %s (see --help)\n", PROG, msg);
+			fprintf(stderr, "%s: %s\n", PROG, msg);
 			record_opts_free(&o);
 			return 2;
 		}

@@ -2,6 +2,7 @@
  * impossible (features.h). */
 #include "record/features.h"
 #include "format/rsfile.h"
+#include "record/kernel_info.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -30,6 +31,9 @@ void features_detect_basic(struct features *f)
 	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
 	f->branch_snapshot = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 						     BPF_FUNC_get_branch_snapshot, NULL) == 1;
+	f->func_ip = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_func_ip, NULL) == 1;
+	f->cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
+					    NULL) == 1;
 }
 
 static const char *policy_hint(int err)
@@ -118,6 +122,8 @@ uint32_t features_mask(const struct features *f)
 	if (f->fentry) m |= RSF_FEAT_FENTRY;
 	if (f->ringbuf) m |= RSF_FEAT_RINGBUF;
 	if (f->branch_snapshot) m |= RSF_FEAT_BRANCH_SNAPSHOT;
+	if (f->func_ip) m |= RSF_FEAT_GET_FUNC_IP;
+	if (f->cookie) m |= RSF_FEAT_BPF_COOKIE;
 	if (f->lbr) m |= RSF_FEAT_LBR;
 	return m;
 }
@@ -220,7 +226,10 @@ void features_report(FILE *out)
 	fprintf(out, "\trunning as root: %s\n", f.root ? "yes" : "no");
 	fprintf(out, "\tkernel BTF: %s\n", f.btf ? "yes" : "no (/sys/kernel/btf/vmlinux missing)");
 	fprintf(out, "\tBPF ringbuf map supported: %s\n", f.ringbuf ? "yes" : "no");
+	fprintf(out, "\tbpf_get_func_ip() supported: %s\n", f.func_ip ? "yes" : "no");
 	fprintf(out, "\tbpf_get_branch_snapshot() supported: %s\n", f.branch_snapshot ? "yes" : "no");
+	fprintf(out, "\tBPF cookie supported: %s\n", f.cookie ? "yes" :
+		"no (kprobe modes need it: Linux 5.15+)");
 	fprintf(out, "\tkprobes: %s\n", f.kprobes ? "yes" : f.why_kprobes);
 	fprintf(out, "\tmulti-attach kprobe supported: %s\n", f.kprobe_multi ? "yes" : f.why_kprobe_multi);
 	fprintf(out, "\tfentry/fexit supported: %s\n", f.fentry ? "yes" : f.why_fentry);
@@ -236,6 +245,13 @@ void features_report(FILE *out)
 		} else {
 			fprintf(out, "\tLBR: not available (no cpu/caps/branches: no hardware PMU with LBR)\n");
 		}
+	} else {
+		fprintf(out, "\tLBR: not available (no bpf_get_branch_snapshot(): needs Linux 5.16+)\n");
 	}
+	fprintf(out, "Feature calibration:\n");
+	fprintf(out, "\tmonotonic to wall-clock offset: %lld ns (best of 10 clock reads)\n",
+		(long long)calibrate_mono_to_realtime());
+	fprintf(out, "\tkretprobe IP offset: not needed (function ids come from BPF cookies in kprobe "
+		"modes, from bpf_get_func_ip() in fentry mode)\n");
 	btf__free(btf);
 }

@@ -20,6 +20,8 @@ struct features {
 	bool fentry;
 	bool ringbuf;
 	bool branch_snapshot;
+	bool func_ip;            /* bpf_get_func_ip() */
+	bool cookie;             /* bpf_get_attach_cookie(): function ids in kprobe modes */
 	bool lbr;                /* LBR perf events are running */
 	int kprobe_multi_err;    /* errno of the probe, 0 if fine */
 	int fentry_err;

@@ -5,18 +5,32 @@
 #include "record/session.h"
 #include <stdio.h>
 
+#define PROG "retsnoop-record"
+
 int main(int argc, char **argv)
 {
 	struct record_opts o;
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = record_opts_parse(&o, argc, argv, "retsnoop-record");
-	if (r == 2)
+	switch (record_opts_parse(&o, argc, argv, PROG)) {
+	case RECORD_PARSE_RUN:
+		break;
+	case RECORD_PARSE_FEATURES:
 		features_report(stdout);
-	if (r)
-		return r > 0 ? 0 : 2;
-	r = record_run(&o, "retsnoop-record", NULL);
+		return 0;
+	case RECORD_PARSE_HELP:
+		record_usage(stdout, PROG, false);
+		return 0;
+	case RECORD_PARSE_CONFIG_HELP:
+		record_config_help(stdout);
+		return 0;
+	case RECORD_PARSE_VERSION:
+		return 0;
+	default:
+		return 2;
+	}
+	r = record_run(&o, PROG, NULL);
 	record_opts_free(&o);
 	return r;
 }

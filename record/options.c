@@ -3,6 +3,7 @@
 #include "record/options.h"
 #include "record/presets.h"
 #include "bpf/retsnoop_abi.h"
+#include "common/config_help.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +44,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "config", required_argument, NULL, 'C' },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "config-help", no_argument, NULL, OPT_CONFIG_HELP },
 	{ "symbolize", optional_argument, NULL, 's' },
 	{ "lbr-max-count", required_argument, NULL, OPT_LBR_MAX_COUNT },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -51,43 +53,79 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-void record_usage(FILE *f, const char *prog)
+void record_usage(FILE *f, const char *prog, bool live)
 {
-	fprintf(f,
+	if (live)
+		fprintf(f,
+"Usage: %s [OPTIONS] -e GLOB [-a GLOB]... [-o FILE] [-- CMD ARGS...]\n"
+"Trace kernel function calls and print every session that ends in an error\n"
+"as soon as it ends (Ctrl-C to stop).\n", prog);
+	else
+		fprintf(f,
 "Usage: %s [OPTIONS] -e GLOB [-a GLOB]... -o FILE [-- CMD ARGS...]\n"
-"Record kernel function call sessions that end in an error, for retsnoop-report.\n"
+"Record kernel function call sessions that end in an error, for retsnoop-report.\n", prog);
+	fprintf(f,
 "\n"
 "Selection (GLOB: NAME, 'NAME [MODULE]' or ':SRC_PATH'; * and ? wildcards):\n"
-"  -e, --entry GLOB        functions that start a session (repeatable)\n"
-"  -a, --allow GLOB        functions traced inside a session (repeatable)\n"
-"  -d, --deny GLOB         functions never traced (wins over -e/-a)\n"
-"  -c, --case NAME         add a preset of globs (%s)\n"
-"  -k, --kernel VMLINUX    vmlinux with DWARF, needed only for :path globs\n"
+"  -e, --entry GLOB          functions that start a session (repeatable)\n"
+"  -a, --allow GLOB          functions traced inside a session (repeatable)\n"
+"  -d, --deny GLOB           functions never traced (wins over -e/-a)\n"
+"  -c, --case NAME           add a preset of globs (%s)\n"
+"  -k, --kernel VMLINUX      vmlinux with DWARF, for :path globs%s\n"
 "Attach mode (default: kprobe.multi if supported, else kprobes, else fentry):\n"
-"  -M, --kprobes-multi     kprobe.multi / kretprobe.multi\n"
-"  -K, --kprobes           one kprobe/kretprobe per function\n"
-"  -F, --fentries          fentry/fexit (needs BTF)\n"
+"  -M, --kprobes-multi       kprobe.multi / kretprobe.multi\n"
+"  -K, --kprobes             one kprobe/kretprobe per function\n"
+"  -F, --fentries            fentry/fexit (needs BTF)\n"
 "Capture:\n"
-"  -E, --call-stack        capture error stacks (default unless -T)\n"
-"  -T, --trace             record every entry/exit inside sessions\n"
-"  -S, --success-stacks[=y|n] also record sessions that did not fail\n"
-"  -I, --interim-stacks    record interim snapshots\n"
-"  -B, --lbr[=FLAGS]       capture Last Branch Records (any_return by default)\n"
+"  -E, --call-stack          error stacks (default unless -T)\n"
+"  -T, --trace               every entry/exit inside sessions\n"
+"  -S, --success-stacks[=y|n]  also sessions that did not fail (-Sn: failing only)\n"
+"  -I, --interim-stacks      interim snapshots\n"
+"  -B, --lbr[=FLAGS]         Last Branch Records (FLAGS: any_return by default)\n"
+"  -R                        same as -B (retsnoop v0.9 name)\n"
 "Filters:\n"
-"  -p, --pid PID           only this process (repeatable); -P, --no-pid PID skip it\n"
-"  -n, --comm NAME         only threads named NAME;       -N, --no-comm NAME skip\n"
-"  -x, --allow-errors ERR  only sessions with this error (EINVAL, -ENOMEM, NULL, any)\n"
-"  -X, --deny-errors ERR   drop sessions with this error\n"
-"  -L, --longer MS         only sessions lasting at least MS milliseconds\n"
+"  -p, --pid PID             only this process (repeatable)\n"
+"  -P, --no-pid PID          not this process (repeatable)\n"
+"  -n, --comm NAME           only threads named NAME (repeatable)\n"
+"  -N, --no-comm NAME        not threads named NAME (repeatable)\n"
+"  -x, --allow-errors ERR    only sessions with this error (EINVAL, -ENOMEM, NULL, any)\n"
+"  -X, --deny-errors ERR     not sessions with this error\n"
+"  -L, --longer MS           only sessions lasting at least MS milliseconds\n",
+		preset_names(), live ? " and -s/-ss" : "");
+	if (live)
+		fprintf(f,
+"Rendering:\n"
+"  -s, --symbolize[=LEVEL]   -s source lines, -ss and inlines, -sn names only\n"
+"                            (default: -ss when a vmlinux with DWARF is found)\n"
+"      --lbr-max-count N     same as -C fmt.lbr-max-count=N (v0.9 name)\n"
 "Output:\n"
-"  -o, --output FILE       recording file (created with mode 0600)\n"
-"  -C, --config KEY=VAL    bpf.ringbuf-size=BYTES, bpf.sessions-size=N, bpf.max-depth=N\n"
-"      --dry-run           select functions and stop (with -v: list them)\n"
-"  -v, --verbose           more detail (repeatable)\n"
-"  -V, --version           print the version\n"
-"  -h, --help              this help\n"
-"  -- CMD ARGS...          run CMD, trace only it (and its children), stop when it exits\n",
-		prog, preset_names());
+"  -o, --output FILE         also write the recording, for retsnoop-report\n");
+	else
+		fprintf(f,
+"Output:\n"
+"  -o, --output FILE         recording file (created with mode 0600)\n");
+	fprintf(f,
+"  -C, --config KEY=VALUE    advanced setting (repeatable; see --config-help)\n"
+"      --config-help         list every -C setting with its default\n"
+"      --dry-run             select functions and stop (-v: list them, attach plan)\n"
+"  -v, --verbose             more detail (-vv, -vvv: libbpf logs too)\n"
+"  -V, --version             print the version (-Vv: feature detection too)\n"
+"  -h, --help                this help\n"
+"  -- CMD ARGS...            run CMD, trace only it and its children, stop when it exits\n");
+}
+
+static const struct config_key record_keys[] = {
+	{ "bpf.ringbuf-size", "BYTES", "8388608",
+	  "ring buffer size, a power of two >= 4096 (raise on drops)" },
+	{ "bpf.sessions-size", "N", "4096",
+	  "sessions in flight at once, 1..1000000 (raise on TABLE FULL)" },
+	{ "bpf.max-depth", "N", "64", "nested calls tracked per session, 1..64" },
+};
+
+void record_config_help(FILE *f)
+{
+	config_help_print(f, "Recording settings (-C KEY=VALUE)", record_keys,
+			  sizeof(record_keys) / sizeof(record_keys[0]));
 }
 
 static int fail(const char *prog, const char *fmt, const char *arg)
@@ -180,7 +218,11 @@ static int parse_config(struct record_opts *o, const char *kv, const char *prog)
 			return fail(prog, "bad bpf.max-depth '%s': must be 1..64 (the recorder's frame limit)", eq + 1);
 		o->max_depth = (uint32_t)v;
 	} else {
-		return fail(prog, "unknown config key in '%s' (known: bpf.ringbuf-size, bpf.sessions-size, bpf.max-depth)", kv);
+		bool rendering = !strncmp(kv, "stacks.", 7) || !strncmp(kv, "fmt.", 4);
+
+		fprintf(stderr, "%s: unknown config key in '%s' (%ssee --config-help)\n", prog, kv,
+			rendering ? "a rendering setting: give it to retsnoop-report; " : "");
+		return -1;
 	}
 	return 0;
 }
@@ -202,7 +244,8 @@ static void build_cmdline(struct record_opts *o, int argc, char **argv)
 	}
 }
 
-static int parse(struct record_opts *o, int argc, char **argv, const char *prog, bool live)
+static enum record_parse parse(struct record_opts *o, int argc, char **argv, const char *prog,
+				bool live)
 {
 	int c, success_yes = 0, success_no = 0;
 	uint64_t v;
@@ -217,7 +260,7 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 	build_cmdline(o, argc, argv);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, live ? ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::k:o:C:s::vVh" : ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::k:o:C:vVh",
+	while ((c = getopt_long(argc, argv, live ? ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::R::k:o:C:s::vVh" : ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::R::k:o:C:vVh",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -262,8 +305,8 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 			break;
 		}
 		case 'p': case 'P':
-			if (parse_u64(optarg, &v) || v > 0x7fffffff)
-				return fail(prog, "bad PID '%s': expected a non-negative integer", optarg);
+			if (parse_u64(optarg, &v) || v == 0 || v > 0x7fffffff)
+				return fail(prog, "bad PID '%s': expected a process id (a positive integer)", optarg);
 			if (c == 'p') {
 				if (o->npids >= 256)
 					return fail(prog, "too many -p values (max 256) at '%s'", optarg);
@@ -307,7 +350,7 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 		case 'T': o->trace = true; break;
 		case 'E': o->stacks = true; o->stacks_set = true; break;
 		case 'I': o->interim = true; break;
-		case 'B':
+		case 'B': case 'R':   /* -R: the v0.9 name of -B */
 			o->lbr = true;
 			if (optarg && parse_lbr(optarg, &o->lbr_flags))
 				return fail(prog, "bad LBR flags '%s' (any, any_call, any_return, cond, call, ind_call, ind_jump, call_stack, abort_tx, in_tx, no_tx, or a number)", optarg);
@@ -345,7 +388,8 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 		}
 		case 'v': o->verbose++; break;
 		case 'V': o->show_version = true; break;
-		case 'h': record_usage(stdout, prog); return 1;
+		case 'h': return RECORD_PARSE_HELP;
+		case OPT_CONFIG_HELP: return RECORD_PARSE_CONFIG_HELP;
 		case ':':
 			return fail(prog, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -353,8 +397,8 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 		}
 	}
 	if (o->show_version) {
-		printf("%s 0.1\n", prog);
-		return o->verbose ? 2 : 1;
+		printf("%s %s\n", prog, RECORD_VERSION);
+		return o->verbose ? RECORD_PARSE_FEATURES : RECORD_PARSE_VERSION;
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
@@ -380,15 +424,16 @@ static int parse(struct record_opts *o, int argc, char **argv, const char *prog,
 		return fail(prog, "%s", "no entry function: give at least one -e GLOB (or -c PRESET)");
 	if (!o->output && !o->dry_run && !live)
 		return fail(prog, "%s", "no output file: give -o FILE");
-	return 0;
+	return RECORD_PARSE_RUN;
 }
 
-int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog)
+enum record_parse record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog)
 {
 	return parse(o, argc, argv, prog, false);
 }
 
-int record_opts_parse_live(struct record_opts *o, int argc, char **argv, const char *prog)
+enum record_parse record_opts_parse_live(struct record_opts *o, int argc, char **argv,
+					  const char *prog)
 {
 	return parse(o, argc, argv, prog, true);
 }

@@ -50,14 +50,26 @@ struct record_opts {
 	int nreport_cfg;
 };
 
-/* Parses argv. Returns 0 on success, 1 when help/version was printed
- * (exit 0), 2 for -Vv (print features_report() too, then exit 0), -1 on a
- * usage error (message already printed). */
-int record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog);
+#define RECORD_VERSION "0.1"
+
+enum record_parse {
+	RECORD_PARSE_ERROR = -1,     /* usage error, one-line message printed */
+	RECORD_PARSE_RUN = 0,        /* options are complete: record */
+	RECORD_PARSE_VERSION,        /* -V printed the version: exit 0 */
+	RECORD_PARSE_FEATURES,       /* -Vv: print features_report() too, exit 0 */
+	RECORD_PARSE_HELP,           /* -h: the caller prints its usage, exit 0 */
+	RECORD_PARSE_CONFIG_HELP,    /* --config-help: the caller lists -C keys, exit 0 */
+};
+
+enum record_parse record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog);
 /* the live tool: -o is optional and rendering flags (-s, -C stacks.*,
  * -C fmt.*, --lbr-max-count) are accepted */
-int record_opts_parse_live(struct record_opts *o, int argc, char **argv, const char *prog);
+enum record_parse record_opts_parse_live(struct record_opts *o, int argc, char **argv,
+					  const char *prog);
 void record_opts_free(struct record_opts *o);
-void record_usage(FILE *f, const char *prog);
+/* --help text; live adds the rendering flags and makes -o optional */
+void record_usage(FILE *f, const char *prog, bool live);
+/* --config-help: the bpf.* keys with defaults */
+void record_config_help(FILE *f);
 
 #endif

@@ -25,8 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RECORDER_VERSION "0.1"
-
 static const char *PROG = "retsnoop-record";
 
 static int verbose;
@@ -128,9 +126,12 @@ static int check_output_dir(const char *path)
 
 static void print_selection(const struct selection *sel, enum attach_mode mode)
 {
+	size_t nentry = 0;
+
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct traced_func *f = &sel->v[i];
 
+		nentry += !!(f->flags & RS_FUNC_IS_ENTRY);
 		printf("%s%s%s%s (addr 0x%llx%s%s)\n", f->name, f->module ? " [" : "",
 		       f->module ? f->module : "", f->module ? "]" : "",
 		       (unsigned long long)f->addr, f->flags & RS_FUNC_IS_ENTRY ? ", entry" : "",
@@ -139,6 +140,20 @@ static void print_selection(const struct selection *sel, enum attach_mode mode)
 	printf("%zu functions would be attached with %s (%zu skipped: ambiguous, %zu without BTF, %zu denied).\n",
 	       sel->n, attach_mode_name(mode), sel->skipped_ambiguous, sel->skipped_no_btf,
 	       sel->skipped_denied);
+	printf("Attach plan: %zu entry and %zu other functions; ", nentry, sel->n - nentry);
+	switch (mode) {
+	case ATTACH_KPROBE_MULTI:
+		printf("2 kprobe.multi links (entry and exit) covering all %zu.\n", sel->n);
+		break;
+	case ATTACH_KPROBE:
+		printf("%zu kprobes and %zu kretprobes, one each per function.\n", sel->n, sel->n);
+		break;
+	default:
+		printf("%zu fentry and %zu fexit programs (%zu of each cloned from the first).\n",
+		       sel->n, sel->n, sel->n ? sel->n - 1 : 0);
+		break;
+	}
+	printf("Dry run: no tracing program was loaded or attached.\n");
 }
 
 static struct rsf_ksym *ksyms_snapshot(const struct ksyms *ks, size_t *n)
@@ -312,7 +327,7 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 			(unsigned long long)(tr.attach_ns / 1000000));
 
 	memset(&meta, 0, sizeof(meta));
-	snprintf(meta.recorder_version, sizeof(meta.recorder_version), "%s", RECORDER_VERSION);
+	snprintf(meta.recorder_version, sizeof(meta.recorder_version), "%s", RECORD_VERSION);
 	snprintf(meta.cmdline, sizeof(meta.cmdline), "%s", o.cmdline);
 	kernel_info_fill(&meta);
 	{

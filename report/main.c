@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		"  -C stacks.unfiltered=BOOL    keep BPF trampoline/program frames\n"
 		"  -C stacks.symb-mode=MODE     none, linenum or inlines (like -sn/-s/-ss)\n"
 		"  -C fmt.lbr-max-count=N       at most N LBR entries per sample\n"
+		"      --config-help        list every -C setting with its default\n"
 		"Views (default: every view the recording has, in the order trace, LBR, stack):\n"
 		"  -T, --trace              function call trace view (only it, unless -E too)\n"
 		"  -E, --call-stack         call stack view\n"
@@ -106,6 +107,9 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--config-help")) {
+			report_config_help(stdout);
 			return 0;
 		} else if (!strcmp(a, "--version")) {
 			printf(PROG " %s (recording format %d)\n", REPORT_VERSION, RSF_FORMAT_VERSION);

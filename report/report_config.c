@@ -1,6 +1,7 @@
 /* report_config.c - the report's `-C group.key=value` settings (stacks.*,
  * fmt.*), shared by retsnoop-report and the live tool (report_config.h). */
 #include "report/report_config.h"
+#include "common/config_help.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,7 @@ const char *report_config_apply(const char *kv, struct report_opts *o)
 	else if (klen == strlen("stacks.unfiltered") && !strncmp(kv, "stacks.unfiltered", klen))
 		target = &o->unfiltered;
 	if (!target) {
-		snprintf(msg, sizeof(msg), "unknown config key '%.*s'", (int)klen, kv);
+		snprintf(msg, sizeof(msg), "unknown config key '%.*s' (see --config-help)", (int)klen, kv);
 		return msg;
 	}
 	if (parse_bool(eq + 1, target)) {
@@ -75,4 +76,19 @@ const char *report_config_apply(const char *kv, struct report_opts *o)
 		return msg;
 	}
 	return NULL;
+}
+
+static const struct config_key report_keys[] = {
+	{ "stacks.symb-mode", "MODE", "inlines if a vmlinux is found",
+	  "none, linenum or inlines (like -sn, -s, -ss)" },
+	{ "stacks.unfiltered", "BOOL", "false", "keep BPF trampoline/program frames" },
+	{ "stacks.emit-addrs", "BOOL", "false", "print raw addresses next to symbols" },
+	{ "stacks.dec-offs", "BOOL", "false", "function offsets in decimal" },
+	{ "fmt.lbr-max-count", "N", "0 = all", "at most N LBR entries per session" },
+};
+
+void report_config_help(FILE *f)
+{
+	config_help_print(f, "Rendering settings (-C KEY=VALUE; BOOL: true/y/1 or false/n/0)",
+			  report_keys, sizeof(report_keys) / sizeof(report_keys[0]));
 }

@@ -4,9 +4,12 @@
 #ifndef RS_REPORT_CONFIG_H
 #define RS_REPORT_CONFIG_H
 
+#include <stdio.h>
 #include "report/report.h"
 
 /* NULL on success, else a one-line message (static storage) */
 const char *report_config_apply(const char *kv, struct report_opts *o);
+/* --config-help: every key above with its default and a one-line description */
+void report_config_help(FILE *f);
 
 #endif
