@@ -1,6 +1,7 @@
 /* attach.c - loads the retsnoop BPF skeleton for one attach mode and
  * attaches it to every selected function (attach.h). */
 #include "record/attach.h"
+#include "record/tty_status.h"
 #include "common/array_grow.h"
 #include "record/features.h"
 #include <linux/types.h>
@@ -156,10 +157,15 @@ static int push_fd(struct tracer *t, int fd)
 	return 0;
 }
 
-static void progress(size_t done, size_t total, bool tty)
+/* TTY-only bar for large per-function attaches (kprobe.multi is one call) */
+static void progress(struct tty_status *st, size_t done, size_t total)
 {
-	if (tty && (done == total || done % 16 == 0))
-		fprintf(stderr, "\rAttaching: %zu/%zu functions%s", done, total, done == total ? "\n" : "");
+	char line[128];
+
+	if (!st->enabled || total < TTY_PROGRESS_MIN_FUNCS)
+		return;
+	tty_progress_format(line, sizeof(line), done, total, 30);
+	tty_status_show(st, line, tty_status_now(), done == total);
 }
 
 static int attach_multi(struct tracer *t, const struct selection *sel, int verbose,
@@ -224,8 +230,9 @@ out:
 static int attach_single(struct tracer *t, const struct selection *sel, int verbose,
 			 char *err, size_t errlen)
 {
-	bool tty = isatty(2);
+	struct tty_status st;
 
+	tty_status_init(&st, stderr);
 	for (size_t i = 0; i < sel->n; i++) {
 		LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .offset = sel->v[i].addr);
 		struct bpf_link *lx, *le;
@@ -243,15 +250,18 @@ static int attach_single(struct tracer *t, const struct selection *sel, int verb
 		push_link(t, lx);
 		push_link(t, le);
 		t->attached++;
-		progress(i + 1, sel->n, tty);
+		progress(&st, i + 1, sel->n);
 		continue;
 failed:
 		t->failed++;
-		if (verbose)
-			fprintf(stderr, "%sFunction '%s' could not be attached: %s\n", tty ? "\n" : "",
+		if (verbose) {
+			tty_status_clear(&st);
+			fprintf(stderr, "Function '%s' could not be attached: %s\n",
 				sel->v[i].name, strerror(errno));
-		progress(i + 1, sel->n, tty);
+		}
+		progress(&st, i + 1, sel->n);
 	}
+	tty_status_clear(&st);
 	if (!t->attached) {
 		snprintf(err, errlen, "no function could be attached with kprobes (last error: %s)",
 			 strerror(errno));
@@ -286,8 +296,9 @@ static int attach_fentry(struct tracer *t, const struct selection *sel, int verb
 			 char *err, size_t errlen)
 {
 	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
-	bool tty = isatty(2);
+	struct tty_status st;
 
+	tty_status_init(&st, stderr);
 	if (!bpf_program__insn_cnt(pe) || !bpf_program__insn_cnt(px)) {
 		snprintf(err, errlen, "libbpf kept no instructions of the loaded fentry template");
 		return -1;
@@ -321,15 +332,18 @@ static int attach_fentry(struct tracer *t, const struct selection *sel, int verb
 			push_fd(t, pfe);
 		}
 		t->attached++;
-		progress(i + 1, sel->n, tty);
+		progress(&st, i + 1, sel->n);
 		continue;
 failed:
 		t->failed++;
-		if (verbose)
-			fprintf(stderr, "%sFunction '%s' could not be attached with fentry/fexit: %s\n",
-				tty ? "\n" : "", sel->v[i].name, strerror(errno));
-		progress(i + 1, sel->n, tty);
+		if (verbose) {
+			tty_status_clear(&st);
+			fprintf(stderr, "Function '%s' could not be attached with fentry/fexit: %s\n",
+				sel->v[i].name, strerror(errno));
+		}
+		progress(&st, i + 1, sel->n);
 	}
+	tty_status_clear(&st);
 	if (!t->attached) {
 		snprintf(err, errlen, "no function could be attached with fentry/fexit (last error: %s)",
 			 strerror(errno));

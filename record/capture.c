@@ -53,7 +53,7 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 	struct rb_ctx c = { .sink = sink };
 	struct ring_buffer *rb;
 	struct sigaction sa;
-	double last_tick = mono_s();
+	double last_tick = mono_s(), last_status = last_tick;
 	int ret = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -81,6 +81,10 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 		}
 		if (child && spawn_poll(child))
 			break;
+		if (sink->on_status && mono_s() - last_status >= 0.25) {
+			last_status = mono_s();
+			sink->on_status(sink->ctx);
+		}
 		if (mono_s() - last_tick >= 1.0) {
 			last_tick = mono_s();
 			if (sink->on_tick)

@@ -14,6 +14,8 @@ struct capture_sink {
 	int (*on_record)(void *ctx, const struct rs_rec_hdr *rec, size_t size);
 	/* about once a second */
 	void (*on_tick)(void *ctx);
+	/* about four times a second (status line); may be NULL */
+	void (*on_status)(void *ctx);
 	void *ctx;
 };
 

@@ -12,6 +12,7 @@
 #include "record/session.h"
 #include "record/select.h"
 #include "record/spawn.h"
+#include "record/tty_status.h"
 #include "symbols/ksyms.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -58,7 +59,10 @@ struct writer_sink {
 	const struct selection *sel;
 	const struct record_opts *o;
 	const struct record_hooks *hooks;
-	uint64_t records, filtered;
+	const struct tracer *tr;
+	struct tty_status status;  /* TTY-only live status line on stderr */
+	double start_s;
+	uint64_t records, filtered, sessions;
 };
 
 static int sink_emit(struct writer_sink *ws, const void *rec, uint32_t size)
@@ -66,9 +70,28 @@ static int sink_emit(struct writer_sink *ws, const void *rec, uint32_t size)
 	ws->records++;
 	if (ws->w && rsf_writer_add(ws->w, rec, size))
 		return -1;
-	if (ws->hooks && ws->hooks->on_record)
+	if (ws->hooks && ws->hooks->on_record) {
+		/* the hook may print a session: never mix it with the status line */
+		tty_status_clear(&ws->status);
 		return ws->hooks->on_record(ws->hooks->ctx, rec, size);
+	}
 	return 0;
+}
+
+static void sink_status(void *ctx)
+{
+	struct writer_sink *ws = ctx;
+	struct rs_bpf_stats bs;
+	char line[160];
+	double now = tty_status_now();
+
+	if (!ws->status.enabled)
+		return;
+	tracer_stats(ws->tr, &bs);
+	tty_status_format(line, sizeof(line), ws->sessions,
+			  bs.sessions_dropped + bs.sessions_table_full, bs.sessions_incomplete,
+			  now - ws->start_s);
+	tty_status_show(&ws->status, line, now, false);
 }
 
 static uint32_t sel_flags(void *ctx, uint32_t id)
@@ -83,6 +106,10 @@ static int sink_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 	struct writer_sink *ws = ctx;
 
 	if (rec->type == RS_REC_SESSION_END && size >= sizeof(struct rs_rec_session_end) &&
+	    !(((const struct rs_rec_session_end *)rec)->flags & RS_SESS_IGNORED))
+		ws->sessions++;   /* corrected below when -x/-X filters it out */
+
+	if (rec->type == RS_REC_SESSION_END && size >= sizeof(struct rs_rec_session_end) &&
 	    err_filter_active(&ws->o->errs)) {
 		const struct rs_rec_session_end *s = (const void *)rec;
 
@@ -94,6 +121,7 @@ static int sink_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 			memcpy(&copy, s, sizeof(copy));
 			copy.flags |= RS_SESS_IGNORED;
 			ws->filtered++;
+			ws->sessions--;
 			return sink_emit(ws, &copy, sizeof(copy));
 		}
 	}
@@ -104,8 +132,10 @@ static void sink_tick(void *ctx)
 {
 	struct writer_sink *ws = ctx;
 
-	if (ws->w && rsf_writer_flush(ws->w))
+	if (ws->w && rsf_writer_flush(ws->w)) {
+		tty_status_clear(&ws->status);
 		fprintf(stderr, "%s: flushing the recording failed: %s\n", PROG, rsf_writer_error(ws->w));
+	}
 }
 
 static int check_output_dir(const char *path)
@@ -374,8 +404,11 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 	    hooks->on_start(hooks->ctx, &meta, snap, nsnap, mods.v, mods.n, funcs, sel.n))
 		goto out;
 
-	struct writer_sink ws = { .w = w, .sel = &sel, .o = &o, .hooks = hooks };
-	struct capture_sink sink = { .on_record = sink_record, .on_tick = sink_tick, .ctx = &ws };
+	struct writer_sink ws = { .w = w, .sel = &sel, .o = &o, .hooks = hooks, .tr = &tr };
+	struct capture_sink sink = { .on_record = sink_record, .on_tick = sink_tick,
+				     .on_status = sink_status, .ctx = &ws };
+
+	tty_status_init(&ws.status, stderr);
 
 	tracer_start(&tr);
 	if (o.output)
@@ -385,7 +418,9 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 		hooks->on_ready(hooks->ctx);
 	if (have_child)
 		spawn_release(&child);
+	ws.start_s = tty_status_now();
 	r = capture_run(&tr, have_child ? &child : NULL, &sink, err, sizeof(err));
+	tty_status_clear(&ws.status);
 	if (r)
 		fprintf(stderr, "%s: %s\n", PROG, err);
 
