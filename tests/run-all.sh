@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# run-all.sh - runs the test suites (unit, golden, vm; all by default), each
+# run-all.sh - runs the test suites (unit, golden, dwarf, cli, vm; all by default), each
 # of which prints "NAME: N passed, N failed" lines, and prints the total as
 # the last line. Exits non-zero if anything failed or a suite crashed.
 set -u
 cd "$(dirname "$0")/.."
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden dwarf vm)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden dwarf cli vm)
 TOTAL_P=0 TOTAL_F=0 BROKEN=0
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
@@ -39,8 +39,10 @@ for s in "${SUITES[@]}"; do
 		done ;;
 	golden) run_suite golden tests/golden/run.sh; run_suite golden-filters tests/golden/run_filters.sh; run_suite golden-vmrec tests/golden/run_vmrec.sh ;;
 	dwarf)  run_suite dwarf tests/dwarf/run.sh ;;
+	cli)    run_suite cli tests/cli/run.sh; run_suite cli-man tests/cli/man_help.sh
+		run_suite cli-completion tests/cli/completion.sh ;;
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh ;;
-	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, vm)" >&2; exit 2 ;;
+	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, vm)" >&2; exit 2 ;;
 	esac
 done
 while read -r p f; do TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); done <"$LOG"

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# run.sh - command-line tests of retsnoop, retsnoop-record and
+# retsnoop-report that need no tracing: every bad input gives a non-zero
+# exit and one clear line on stderr naming the problem (retsnoop-report adds
+# its "Try --help" hint line), nothing on stdout, and no output file left
+# behind; --help/--config-help/-V succeed; when this kernel cannot trace (or
+# we are not root) the recorder says why in one line.
+# Prints "cli: N passed, N failed"; exits non-zero on failure.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+B=$ROOT/build
+for b in retsnoop retsnoop-record retsnoop-report; do
+	[ -x "$B/$b" ] || { echo "cli: build/$b missing (run make)"; echo "cli: 0 passed, 1 failed"; exit 1; }
+done
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cd "$W" || exit 1
+
+PASS=0 FAIL=0
+ok()  { PASS=$((PASS + 1)); }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+
+run() {  # CMD... -> $RC, $OUT, $ERR
+	"$@" >"$W/out" 2>"$W/err" </dev/null
+	RC=$?
+	OUT=$(cat "$W/out")
+	ERR=$(cat "$W/err")
+}
+
+# usage_err NAME 'TEXT' CMD...: exit 2, stdout empty, stderr is one line
+# (plus retsnoop-report's hint) that starts with the program name and
+# contains TEXT
+usage_err() {
+	local name=$1 text=$2; shift 2
+	local prog=${1##*/} lines want=1
+	run "$@"
+	[ "$prog" = retsnoop-report ] && want=2
+	lines=$(printf '%s\n' "$ERR" | wc -l)
+	if [ "$RC" != 2 ]; then
+		bad "$name: exit $RC, expected 2 (stderr: $ERR)"
+	elif [ -n "$OUT" ]; then
+		bad "$name: stdout not empty: $OUT"
+	elif [ "$lines" != "$want" ]; then
+		bad "$name: $lines stderr lines, expected $want: $ERR"
+	elif [[ $(head -1 <<<"$ERR") != "$prog: "* ]]; then
+		bad "$name: message does not start with '$prog: ': $ERR"
+	elif ! grep -qF -- "$text" <<<"$(head -1 <<<"$ERR")"; then
+		bad "$name: message lacks '$text': $ERR"
+	elif [ "$want" = 2 ] && [ "$(tail -1 <<<"$ERR")" != "Try '$prog --help' for more information." ]; then
+		bad "$name: second line is not the --help hint: $ERR"
+	else
+		ok
+	fi
+}
+
+REC=$B/retsnoop-record LIVE=$B/retsnoop REP=$B/retsnoop-report
+
+# ---- errors shared by the recorder and the live tool
+for T in "$REC" "$LIVE"; do
+	p=${T##*/}
+	o=(-o "$W/x.rsr")
+	usage_err "$p unknown long flag"   "unknown option '--bogus'" "$T" --bogus -e x "${o[@]}"
+	usage_err "$p unknown short flag"  "unknown option '-Z'" "$T" -Z -e x "${o[@]}"
+	usage_err "$p flag without value"  "option '-e' needs a value" "$T" -e
+	usage_err "$p stray argument"      "unexpected argument 'foo' (a command goes after --)" "$T" -e x "${o[@]}" foo
+	usage_err "$p bad glob: '['"       "bad entry glob '[': invalid glob '[': unbalanced '['" "$T" -e '[' "${o[@]}"
+	usage_err "$p bad glob: empty -a"  "bad allow glob '': invalid glob '': empty glob" "$T" -e x -a '' "${o[@]}"
+	usage_err "$p bad glob: '**'"      "bad deny glob '**'" "$T" -e x -d '**' "${o[@]}"
+	usage_err "$p bad glob: module"    "empty module glob" "$T" -e 'x []' "${o[@]}"
+	usage_err "$p unknown errno -x"    "unknown error 'EFOO' for -x/-X" "$T" -e x -x EFOO "${o[@]}"
+	usage_err "$p unknown errno -X"    "unknown error 'ENOTANERROR' for -x/-X" "$T" -e x -X ENOTANERROR "${o[@]}"
+	usage_err "$p bad PID abc"         "bad PID 'abc'" "$T" -e x -p abc "${o[@]}"
+	usage_err "$p bad PID 0"           "bad PID '0'" "$T" -e x -p 0 "${o[@]}"
+	usage_err "$p bad PID -5"          "bad PID '-5'" "$T" -e x -p -5 "${o[@]}"
+	usage_err "$p bad PID -P 1x"       "bad PID '1x'" "$T" -e x -P 1x "${o[@]}"
+	usage_err "$p -S with -x"          "-S (success stacks) cannot be combined with -x" "$T" -e x -S -x EINVAL "${o[@]}"
+	usage_err "$p -Sy with -x"         "-S (success stacks) cannot be combined with -x" "$T" -e x -x ENOMEM -Sy "${o[@]}"
+	usage_err "$p -Sy with -Sn"        "-Sy and -Sn contradict each other" "$T" -e x -Sy -Sn "${o[@]}"
+	usage_err "$p bad -S value"        "bad -S value 'maybe'" "$T" -e x -Smaybe "${o[@]}"
+	usage_err "$p no entry glob"       "no entry function: give at least one -e GLOB" "$T" -a x "${o[@]}"
+	usage_err "$p unknown preset"      "unknown preset 'nope' for -c (known: bpf, perf)" "$T" -c nope "${o[@]}"
+	usage_err "$p two attach modes"    "-M, -K and -F are mutually exclusive" "$T" -e x -M -F "${o[@]}"
+	usage_err "$p bad -L"              "bad -L duration 'soon'" "$T" -e x -L soon "${o[@]}"
+	usage_err "$p bad comm"            "bad comm 'a-name-longer-than-15'" "$T" -e x -n a-name-longer-than-15 "${o[@]}"
+	usage_err "$p bad LBR flags"       "bad LBR flags 'sideways'" "$T" -e x -Bsideways "${o[@]}"
+	usage_err "$p bad -R (v0.9 -B)"    "bad LBR flags 'sideways'" "$T" -e x -Rsideways "${o[@]}"
+	usage_err "$p malformed -C"        "malformed -C 'ringbuf'" "$T" -e x -C ringbuf "${o[@]}"
+	usage_err "$p unknown -C key"      "unknown config key in 'bpf.nope=1' (see --config-help)" "$T" -e x -C bpf.nope=1 "${o[@]}"
+	usage_err "$p bad ringbuf size"    "bad bpf.ringbuf-size '1000'" "$T" -e x -C bpf.ringbuf-size=1000 "${o[@]}"
+	usage_err "$p bad sessions size"   "bad bpf.sessions-size '0'" "$T" -e x -C bpf.sessions-size=0 "${o[@]}"
+	[ -e "$W/x.rsr" ] && bad "$p: a usage error left $W/x.rsr behind" || ok
+done
+usage_err "retsnoop-record needs -o"        "no output file: give -o FILE" "$REC" -e x
+usage_err "retsnoop-record has no -s"       "unknown option '-s'" "$REC" -s -e x -o "$W/x.rsr"
+usage_err "retsnoop-record rendering -C"    "a rendering setting: give it to retsnoop-report" "$REC" -C stacks.emit-addrs=1 -e x -o "$W/x.rsr"
+usage_err "retsnoop bad -s level"           "bad -s value 'q'" "$LIVE" -sq -e x
+usage_err "retsnoop bad --lbr-max-count"    "bad --lbr-max-count 'many'" "$LIVE" --lbr-max-count many -e x
+usage_err "retsnoop unknown stacks key"     "unknown config key 'stacks.nope' (see --config-help)" "$LIVE" -C stacks.nope=1 -e x
+usage_err "retsnoop bad stacks bool"        "invalid boolean 'maybe' for 'stacks.emit-addrs'" "$LIVE" -C stacks.emit-addrs=maybe -e x
+
+# ---- retsnoop-report
+usage_err "retsnoop-report unknown flag"    "unknown option '--bogus'" "$REP" --bogus f.rsr
+usage_err "retsnoop-report no file"         "no recording file given" "$REP"
+usage_err "retsnoop-report missing file"    "nope.rsr: cannot open: No such file or directory" "$REP" nope.rsr
+usage_err "retsnoop-report two files"       "unexpected argument 'b.rsr'" "$REP" a.rsr b.rsr
+usage_err "retsnoop-report unknown -C key"  "unknown config key 'stacks.nope' (see --config-help)" "$REP" -C stacks.nope=1 f.rsr
+usage_err "retsnoop-report unknown errno"   "unknown error code 'EFOO'" "$REP" -x EFOO f.rsr
+usage_err "retsnoop-report bad PID abc"     "'abc'" "$REP" -p abc f.rsr
+usage_err "retsnoop-report bad PID 0"       "'0'" "$REP" -p 0 f.rsr
+usage_err "retsnoop-report bad PID -5"      "'-5'" "$REP" -p -5 f.rsr
+usage_err "retsnoop-report bad glob"        "invalid glob '['" "$REP" --entry '[' f.rsr
+echo "not a recording" >"$W/text.rsr"
+usage_err "retsnoop-report not a recording" "text.rsr" "$REP" "$W/text.rsr"
+
+# ---- help, config help, version: exit 0, on stdout, nothing on stderr
+good() {  # NAME 'TEXT' CMD...
+	local name=$1 text=$2; shift 2
+	run "$@"
+	if [ "$RC" = 0 ] && [ -z "$ERR" ] && grep -qF -- "$text" <<<"$OUT"; then ok
+	else bad "$name: exit $RC, stderr '$ERR', stdout lacks '$text'"; fi
+}
+for T in "$REC" "$LIVE" "$REP"; do
+	p=${T##*/}
+	good "$p --help"        "Usage: $p " "$T" --help
+	good "$p -h"            "Usage: $p " "$T" -h
+	good "$p --config-help" "(default: " "$T" --config-help
+done
+# each command lists only the keys it takes
+run "$REC" --config-help
+[ "$RC" = 0 ] && grep -q '^  bpf\.ringbuf-size=' <<<"$OUT" && ! grep -q 'stacks\.' <<<"$OUT" &&
+	! grep -q 'fmt\.' <<<"$OUT" && ok || bad "retsnoop-record --config-help: bpf.* only: $OUT"
+run "$REP" --config-help
+[ "$RC" = 0 ] && ! grep -q 'bpf\.' <<<"$OUT" && grep -q 'fmt\.lbr-max-count=N' <<<"$OUT" && ok ||
+	bad "retsnoop-report --config-help: stacks.*/fmt.* only: $OUT"
+run "$LIVE" --config-help
+for k in bpf.ringbuf-size bpf.sessions-size stacks.symb-mode stacks.unfiltered stacks.emit-addrs \
+	 stacks.dec-offs fmt.lbr-max-count; do
+	# one line per key: KEY=VALUE, a description, the default
+	grep -Eq "^  $k=[A-Z]+ +[^ ].* \(default: [^)]+\)\$" <<<"$OUT" && ok ||
+		bad "retsnoop --config-help: no line for $k with description and default"
+done
+good "retsnoop-record -V"    "retsnoop-record 0." "$REC" -V
+good "retsnoop -V"           "retsnoop 0." "$LIVE" -V
+good "retsnoop-report --version" "retsnoop-report 0." "$REP" --version
+run "$LIVE" -Vv
+for f in 'BPF ringbuf map supported:' 'bpf_get_func_ip() supported:' 'bpf_get_branch_snapshot() supported:' \
+	 'BPF cookie supported:' 'multi-attach kprobe supported:' 'fentry/fexit supported:' 'LBR:' \
+	 'Feature calibration:'; do
+	[ "$RC" = 0 ] && grep -qF -- "$f" <<<"$OUT" && ok || bad "retsnoop -Vv lacks '$f' (exit $RC)"
+done
+
+# ---- tracing not permitted: says why, in one line, exit 1, no file left
+not_permitted() {  # NAME 'TEXT' CMD...
+	local name=$1 text=$2; shift 2
+	run "$@"
+	if [ "$RC" != 1 ]; then bad "$name: exit $RC, expected 1: $ERR"
+	elif [ "$(printf '%s\n' "$ERR" | wc -l)" != 1 ]; then bad "$name: not one line: $ERR"
+	elif ! grep -qF -- "$text" <<<"$ERR"; then bad "$name: lacks '$text': $ERR"
+	elif [ -e "$W/t.rsr" ]; then bad "$name: left the output file behind"
+	else ok; fi
+}
+if [ "$(id -u)" != 0 ]; then
+	for T in "$REC" "$LIVE"; do
+		not_permitted "${T##*/} as non-root" "must run as root" "$T" -e '*sys_bpf' -o "$W/t.rsr"
+	done
+else
+	if command -v setpriv >/dev/null; then
+		chmod 755 "$W"
+		for T in "$REC" "$LIVE"; do
+			not_permitted "${T##*/} as nobody" "must run as root" \
+				setpriv --reuid=65534 --regid=65534 --clear-groups "$T" -e '*sys_bpf' -o "$W/t.rsr"
+		done
+	fi
+	if ! [ -r /sys/kernel/tracing/available_filter_functions ] &&
+	   ! [ -r /sys/kernel/debug/tracing/available_filter_functions ]; then
+		for T in "$REC" "$LIVE"; do
+			not_permitted "${T##*/} on a kernel that cannot trace" "this kernel cannot be traced here: " \
+				"$T" -e '*sys_bpf' -o "$W/t.rsr"
+			# the reason names every backend
+			grep -q 'available_filter_functions' <<<"$ERR" && grep -Eq 'kprobe' <<<"$ERR" &&
+				grep -q 'fentry' <<<"$ERR" && ok || bad "${T##*/}: the reason misses a backend: $ERR"
+		done
+	fi
+fi
+
+echo "cli: $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
