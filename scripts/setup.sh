@@ -43,6 +43,8 @@ PKGS=(
     bpftool binutils
     # tests and tools used by them
     debuginfod elfutils jq python3 time
+    # CLI tests: man pages (groff, man -w), setpriv and script (util-linux, bsdutils)
+    groff-base man-db util-linux bsdutils
     # VM harness (tests/vm/vmrun) and kernel fetching
     qemu-system-x86 busybox-static cpio xz-utils zstd kmod
     coreutils tar
