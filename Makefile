@@ -106,6 +106,10 @@ install: all
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	if [ -d docs/man ]; then install -d $(DESTDIR)$(PREFIX)/share/man/man1 && \
 		install -m 0644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 completion/retsnoop.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/retsnoop
+	ln -sf retsnoop $(DESTDIR)$(PREFIX)/share/bash-completion/completions/retsnoop-record
+	ln -sf retsnoop $(DESTDIR)$(PREFIX)/share/bash-completion/completions/retsnoop-report
 
 clean:
 	rm -rf $(O)

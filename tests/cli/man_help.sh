@@ -9,8 +9,7 @@
 # `make install` installs them with the bash completion.
 # Prints "cli-man: N passed, N failed"; exits non-zero on failure.
 set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
+cd "$(dirname "$0")/../.." || exit 1
 PASS=0 FAIL=0
 ok()  { PASS=$((PASS + 1)); }
 bad() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }

@@ -7,7 +7,7 @@
 # we are not root) the recorder says why in one line.
 # Prints "cli: N passed, N failed"; exits non-zero on failure.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 B=$ROOT/build
 for b in retsnoop retsnoop-record retsnoop-report; do

@@ -1,0 +1,164 @@
+# retsnoop.bash - bash completion for retsnoop, retsnoop-record and
+# retsnoop-report: flags, -c preset names, -C setting keys, errno names for
+# -x/-X, report subcommands, files for -o/-k/--perfetto and recordings, the
+# command after "--", and kernel function names for -e/-a/-d when the
+# traceable list is readable. Installed by `make install` as
+# $(PREFIX)/share/bash-completion/completions/retsnoop (the other two names
+# are symlinks to it); or source it from ~/.bashrc. Needs no other package.
+# tests/cli/completion.sh checks it against --help and record/presets.c.
+
+_retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
+	-M --kprobes-multi -K --kprobes -F --fentries -E --call-stack -T --trace
+	-S --success-stacks -I --interim-stacks -B --lbr -R -p --pid -P --no-pid
+	-n --comm -N --no-comm -x --allow-errors -X --deny-errors -L --longer
+	-o --output -C --config --config-help --dry-run -v --verbose -V --version
+	-h --help --"
+_retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count"
+_retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
+	--config-help -T --trace -E --call-stack -B --lbr --lbr-max-count -v -h
+	--help --version -p -P -n -N -x -X -L -S -Sn --stack-has --entry --since
+	--until --format --perfetto --folded --folded-weight --summary"
+_retsnoop_report_subcommands="info summary addr2line"
+_retsnoop_addr2line_flags="-e -i --dwarf-names --no-cache"
+_retsnoop_presets="bpf perf"
+_retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size="
+_retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=
+	stacks.dec-offs= fmt.lbr-max-count="
+_retsnoop_errnos="NULL any EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF
+	ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR
+	EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK
+	EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP ENOMSG
+	EIDRM ENODATA ETIME EPROTO EBADMSG EOVERFLOW EBADFD EILSEQ ENOTSOCK EMSGSIZE
+	EOPNOTSUPP EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH
+	ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ETIMEDOUT ECONNREFUSED
+	EHOSTUNREACH EALREADY EINPROGRESS ESTALE EDQUOT ECANCELED ENOKEY EOWNERDEAD
+	ENOTRECOVERABLE ERFKILL EHWPOISON ERESTARTSYS ENOIOCTLCMD ENOTSUPP ETOOSMALL"
+_retsnoop_lbr_flags="any_return any any_call cond call ind_call ind_jump
+	call_stack abort_tx in_tx no_tx"
+
+# words matching the current word; $1: the candidates
+_retsnoop_words() {
+	local IFS=$' \t\n'
+	# shellcheck disable=SC2207
+	COMPREPLY=($(compgen -W "$1" -- "$cur"))
+}
+
+_retsnoop_files() {
+	local IFS=$'\n'
+	compopt -o filenames 2>/dev/null
+	# shellcheck disable=SC2207
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+# kernel functions, for -e/-a/-d, when this user can read the traceable list
+_retsnoop_functions() {
+	local f
+	for f in /sys/kernel/tracing/available_filter_functions \
+		 /sys/kernel/debug/tracing/available_filter_functions; do
+		if [ -r "$f" ]; then
+			local IFS=$'\n'
+			# shellcheck disable=SC2207
+			COMPREPLY=($(awk -v p="$cur" 'index($1, p) == 1 { print $1 }' "$f" 2>/dev/null | sort -u))
+			return
+		fi
+	done
+	COMPREPLY=()
+}
+
+_retsnoop() {
+	local cmd=${COMP_WORDS[0]##*/} cur=${COMP_WORDS[COMP_CWORD]} prev="" i
+	local flags keys opt
+	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	COMPREPLY=()
+
+	# --opt=value: bash splits at '=' (COMP_WORDBREAKS), prev is then "="
+	if [ "$cur" = "=" ]; then
+		opt=$prev cur=""
+	elif [ "$prev" = "=" ] && ((COMP_CWORD > 1)); then
+		opt=${COMP_WORDS[COMP_CWORD - 2]}
+	else
+		opt=$prev
+	fi
+
+	case $cmd in
+	retsnoop-report)
+		# subcommands are the first word
+		if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
+			_retsnoop_words "$_retsnoop_report_subcommands"
+			local saved=("${COMPREPLY[@]}")
+			_retsnoop_files
+			COMPREPLY=("${saved[@]}" "${COMPREPLY[@]}")
+			return
+		fi
+		if [ "${COMP_WORDS[1]}" = addr2line ]; then
+			case $opt in -e) _retsnoop_files; return ;; esac
+			_retsnoop_words "$_retsnoop_addr2line_flags"
+			return
+		fi
+		if [ "${COMP_WORDS[1]}" = info ]; then
+			_retsnoop_files
+			return
+		fi
+		flags=$_retsnoop_report_flags keys=$_retsnoop_report_keys ;;
+	retsnoop-record)
+		flags=$_retsnoop_record_flags keys=$_retsnoop_record_keys ;;
+	*)
+		flags=$_retsnoop_live_flags keys="$_retsnoop_record_keys $_retsnoop_report_keys" ;;
+	esac
+
+	# after "--": the command, then its arguments (files)
+	if [ "$cmd" != retsnoop-report ]; then
+		for ((i = 1; i < COMP_CWORD; i++)); do
+			if [ "${COMP_WORDS[i]}" = "--" ]; then
+				if ((i == COMP_CWORD - 1)); then
+					local IFS=$'\n'
+					# shellcheck disable=SC2207
+					COMPREPLY=($(compgen -c -- "$cur"))
+				else
+					_retsnoop_files
+				fi
+				return
+			fi
+		done
+	fi
+
+	case $opt in
+	-o|--output|-k|--kernel|--perfetto)
+		_retsnoop_files; return ;;
+	-c|--case)
+		_retsnoop_words "$_retsnoop_presets"; return ;;
+	-C|--config)
+		compopt -o nospace 2>/dev/null
+		_retsnoop_words "$keys"; return ;;
+	-x|-X|--allow-errors|--deny-errors)
+		_retsnoop_words "$_retsnoop_errnos"; return ;;
+	-e|-a|-d|--entry|--allow|--deny|--stack-has)
+		[ "$cmd" = retsnoop-report ] && return
+		_retsnoop_functions; return ;;
+	-p|-P|--pid|--no-pid)
+		local IFS=$'\n'
+		# shellcheck disable=SC2207
+		COMPREPLY=($(cd /proc 2>/dev/null && compgen -G '[1-9]*' -- "$cur" | grep -E '^[0-9]+$'))
+		return ;;
+	-n|-N|--comm|--no-comm|-L|--longer|--lbr-max-count|--since|--until)
+		return ;;   # free-form values
+	--format)
+		_retsnoop_words "text json"; return ;;
+	--folded-weight)
+		_retsnoop_words "count latency"; return ;;
+	--symbolize)
+		_retsnoop_words "none linenum inlines"; return ;;
+	--lbr)
+		_retsnoop_words "$_retsnoop_lbr_flags"; return ;;
+	--success-stacks)
+		_retsnoop_words "y n"; return ;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		_retsnoop_words "$flags"
+	elif [ "$cmd" = retsnoop-report ]; then
+		_retsnoop_files   # the recording
+	fi
+}
+
+complete -F _retsnoop retsnoop retsnoop-record retsnoop-report
