@@ -2,6 +2,7 @@
  * (tty_status.h). */
 #include "record/tty_status.h"
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@ void tty_status_init(struct tty_status *s, FILE *f)
 	s->enabled = f && isatty(fileno(f));
 	s->shown = false;
 	s->last_draw = -1;
+	s->text[0] = '\0';
 }
 
 double tty_status_now(void)
@@ -66,9 +68,12 @@ bool tty_status_show(struct tty_status *s, const char *text, double now_s, bool 
 		return false;
 	if (!force && s->last_draw >= 0 && now_s - s->last_draw < TTY_STATUS_MIN_INTERVAL_S)
 		return false;
+	if (s->shown && !strncmp(s->text, text, sizeof(s->text)))
+		return false;
 	fprintf(s->f, ERASE_LINE "%s", text);
 	fflush(s->f);
 	errno = e;
+	snprintf(s->text, sizeof(s->text), "%s", text);
 	s->shown = true;
 	s->last_draw = now_s;
 	return true;

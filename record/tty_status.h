@@ -21,6 +21,7 @@ struct tty_status {
 	bool enabled;      /* f is a terminal */
 	bool shown;        /* a line is on screen */
 	double last_draw;  /* monotonic seconds of the last draw, < 0: never */
+	char text[256];    /* what is on screen while shown */
 };
 
 /* enabled iff fileno(f) is a terminal */
@@ -31,7 +32,8 @@ size_t tty_status_format(char *buf, size_t len, uint64_t sessions, uint64_t drop
 /* "Attaching [#####.....] 120/1764 functions" with a bar of width cells */
 size_t tty_progress_format(char *buf, size_t len, size_t done, size_t total, int width);
 /* replaces the line on screen with text; returns whether it drew (only when
- * enabled, and at most every TTY_STATUS_MIN_INTERVAL_S unless force) */
+ * enabled, when text differs from the line on screen, and at most every
+ * TTY_STATUS_MIN_INTERVAL_S unless force) */
 bool tty_status_show(struct tty_status *s, const char *text, double now_s, bool force);
 /* erases the line if one is shown */
 void tty_status_clear(struct tty_status *s);

@@ -122,6 +122,9 @@ static void test_pty(void)
 	CHECK(!tty_status_show(&s, "2 sessions captured", 100.1, false));
 	CHECK(tty_status_show(&s, "3 sessions captured", 100.1 + TTY_STATUS_MIN_INTERVAL_S, false));
 	CHECK(tty_status_show(&s, "4 sessions captured", 100.36, true));
+	/* the same text again is not redrawn, even when forced */
+	CHECK(!tty_status_show(&s, "4 sessions captured", 101.0, false));
+	CHECK(!tty_status_show(&s, "4 sessions captured", 101.0, true));
 	drain(m, buf, sizeof(buf));
 	CHECK_STR(buf, "\r\033[K1 session captured\r\033[K3 sessions captured"
 		       "\r\033[K4 sessions captured");
@@ -131,6 +134,11 @@ static void test_pty(void)
 	drain(m, buf, sizeof(buf));
 	CHECK_STR(buf, "\r\033[K");
 	CHECK(!s.shown);
+	/* after an erase the same text is drawn again */
+	CHECK(tty_status_show(&s, "4 sessions captured", 102.0, false));
+	tty_status_clear(&s);
+	drain(m, buf, sizeof(buf));
+	CHECK_STR(buf, "\r\033[K4 sessions captured\r\033[K");
 	/* errno survives drawing and clearing */
 	errno = ENOENT;
 	tty_status_show(&s, "x", 200.0, true);

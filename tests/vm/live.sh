@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# live.sh - VM end-to-end tests of the live `retsnoop` tool on Debian's
+# 6.12 cloud kernel in qemu (one boot for every case; checks on the host):
+#  * `retsnoop ... -o FILE -- simfail CASE` for several cases (stack view,
+#    rendering settings, -T, -T -E, an -x filter): the live stdout equals
+#    `retsnoop-report` of the written file with the same flags;
+#  * an entry glob matching nothing: exit 1 and one line saying why;
+#  * --dry-run -v: the function list and the attach plan, nothing attached;
+#  * SIGTERM and SIGINT while tracing everything: Detaching... / drop
+#    statistics / DONE in N ms., and stdout is line-buffered (the session is
+#    in the output file before the signal);
+#  * on a terminal (util-linux `script`): the attach progress bar and the
+#    live status line, erased before every session and at exit; in every
+#    other (non-TTY) run neither appears.
+# Prints "vm-live: N passed, N failed"; exits non-zero on failure.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
+fail_early() { echo "vm-live: $*"; echo "vm-live: 0 passed, 1 failed"; exit 1; }
+[ -f "$KERNELS/6.12.env" ] || scripts/fetch-kernels.sh >&2 || fail_early "no 6.12 kernel"
+# shellcheck disable=SC1091
+. "$KERNELS/6.12.env"
+for b in retsnoop retsnoop-report simfail; do
+	[ -x "build/$b" ] || fail_early "build/$b missing (run make)"
+done
+SCRIPT=$(command -v script) || fail_early "script(1) not found (apt-get install bsdutils)"
+command -v python3 >/dev/null || fail_early "python3 not found"
+
+WORK=$(mktemp -d)
+[ -n "${KEEP:-}" ] && echo "keeping $WORK" || trap 'rm -rf "$WORK"' EXIT
+OUT=$WORK/out
+mkdir -p "$OUT" "$WORK/g"
+cp build/retsnoop build/simfail "$WORK/g/"
+cp build/retsnoop-report "$WORK/"   # a private copy: immune to rebuilds while the VM runs
+BPF='-e *sys_bpf -a __sys_bpf -a map_create -a array_map_* -a bpf_map_area_alloc -a __bpf_map_area_alloc -a vmemdup_user -a bpf_map_copy_value -a map_lookup_elem'
+OPEN='-e *sys_openat -a do_sys_openat2 -a do_filp_open -a path_openat -a walk_component'
+SLEEP='-e *sys_nanosleep -e *sys_clock_nanosleep -a hrtimer_nanosleep -a do_nanosleep'
+cat >"$WORK/g/guest.sh" <<EOF
+#!/bin/sh
+cd "\$(dirname "\$0")"
+L=./retsnoop
+run() { name=\$1; shift; "\$@" >/out/\$name.out 2>/out/\$name.err; echo \$? >/out/\$name.rc; }
+wait_for() {  # FILE TEXT: up to 120 s
+	i=0; while ! grep -q "\$2" "\$1" 2>/dev/null && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+}
+# live vs report, several cases
+run stack      \$L $BPF -o /out/stack.rsr -- ./simfail bpf-bad-map-max-entries-array
+run settings   \$L -sn -C stacks.emit-addrs=1 -C stacks.dec-offs=1 $BPF -o /out/settings.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
+run trace      \$L -T $BPF -o /out/trace.rsr -- ./simfail bpf-bad-map-key-size-array
+run trace-both \$L -T -E $OPEN -o /out/trace-both.rsr -- ./simfail open-missing
+run xfilter    \$L -x EFAULT $BPF -o /out/xfilter.rsr -- ./simfail bpf-bad-map-max-entries-array bpf-bad-map-lookup-key
+# no entry function matched
+run nomatch    \$L -e 'no_such_function_xyz*' -a 'array_map_*'
+# dry run: the list and the plan, for kprobe.multi and for kprobes
+run dry        \$L --dry-run -v $BPF
+run dry-k      \$L --dry-run -v -K $BPF
+# SIGTERM while tracing everything; stdout is a file (line-buffered?)
+\$L $BPF -o /out/term.rsr >/out/term.out 2>/out/term.err &
+pid=\$!
+wait_for /out/term.out 'Receiving data'
+./simfail bpf-bad-map-max-entries-array >/dev/null
+sleep 1
+cp /out/term.out /out/term.before-signal
+kill -TERM \$pid; wait \$pid; echo \$? >/out/term.rc
+# SIGINT with a ring buffer too small for a full trace: drops are counted
+\$L -T -c bpf -C bpf.ringbuf-size=4096 -o /out/int.rsr >/out/int.out 2>/out/int.err &
+pid=\$!
+wait_for /out/int.out 'Receiving data'
+./simfail bpf-bad-prog-load >/dev/null
+sleep 1
+kill -INT \$pid; wait \$pid; echo \$? >/out/int.rc
+# on a terminal: progress bar (-K, >= 50 functions) and status line
+./retsnoop --dry-run -K $SLEEP -a 'bpf_map_*' -a 'array_map_*' >/out/tty-count.out 2>&1
+export SIMFAIL_SLEEP_MS=1500
+./script -qec "./retsnoop -S -K $SLEEP -a 'bpf_map_*' -a 'array_map_*' -- ./simfail syscall-long-sleep" /out/tty.typescript >/dev/null 2>&1
+echo \$? >/out/tty.rc
+dmesg >/out/dmesg
+EOF
+chmod +x "$WORK/g/guest.sh"
+cp "$SCRIPT" "$WORK/g/script"
+
+T0=$(date +%s)
+(cd "$WORK/g" && "$ROOT/tests/vm/vmrun" -q --timeout 600 --kernel "$KIMG" --modules "$KMODS" \
+	--add "$WORK/g" --add /bin/sh --out "$OUT" -- "$WORK/g/guest.sh") >"$WORK/vm.log" 2>&1
+VMRC=$?
+echo "VM run took $(( $(date +%s) - T0 )) s"
+
+PASS=0 FAIL=0
+ok()    { PASS=$((PASS + 1)); echo "ok   $*"; }
+bad()   { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+# the guest has no vmlinux with DWARF, so its default symbolization was
+# kallsyms-only: the host report must not pick up one either
+rep()   { TZ=UTC RETSNOOP_NO_DWARF=1 "$WORK/retsnoop-report" "$@" 2>/dev/null; }
+rc()    { cat "$OUT/$1.rc" 2>/dev/null || echo none; }
+# live stdout without "Receiving data..." and the traced command's own lines
+live()  { grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/$1.out"; }
+
+[ "$VMRC" = 0 ] || { bad "VM run (status $VMRC)"; tail -30 "$WORK/vm.log"; }
+
+same_as_report() {  # NAME REPORT-FLAGS...
+	local name=$1; shift
+	local l r
+	if [ ! -f "$OUT/$name.rsr" ]; then
+		bad "$name: no recording (exit $(rc "$name"): $(head -3 "$OUT/$name.err" 2>/dev/null))"
+		return
+	fi
+	l=$(live "$name")
+	r=$(rep "$@" "$OUT/$name.rsr")
+	check "$name: live exit status 0" [ "$(rc "$name")" = 0 ]
+	check "$name: printed Receiving data... first" [ "$(head -1 "$OUT/$name.out")" = "Receiving data..." ]
+	check "$name: rendered $(grep -c 'TID/PID' <<<"$l") session(s)" grep -q 'TID/PID' <<<"$l"
+	if diff <(printf '%s\n' "$l") <(printf '%s\n' "$r") >"$WORK/$name.diff"; then
+		ok "$name: live output identical to retsnoop-report $* of its recording"
+	else
+		bad "$name: live output differs from retsnoop-report $*"; head -20 "$WORK/$name.diff"
+	fi
+	check "$name: Detaching... and DONE in N ms. on stderr" \
+		bash -c "grep -qx 'Detaching\.\.\.' '$OUT/$name.err' && grep -Eqx 'DONE in [0-9]+ ms\.' '$OUT/$name.err'"
+}
+same_as_report stack
+same_as_report settings -sn -C stacks.emit-addrs=1 -C stacks.dec-offs=1
+check "settings: raw addresses and decimal offsets are shown" \
+	grep -Eq '[0-9a-f]{16} +__x64_sys_bpf\+[0-9]+ *$' <<<"$(live settings)"
+same_as_report trace -T
+check "trace: trace view (→/←) and no stack view" \
+	bash -c "grep -q '→' '$OUT/trace.out' && grep -q '←' '$OUT/trace.out' && ! grep -q 'entry_SYSCALL_64' '$OUT/trace.out'"
+same_as_report trace-both -T -E
+check "trace-both: trace and stack views, -ENOENT" \
+	bash -c "grep -q '→' '$OUT/trace-both.out' && grep -Eq '\[-ENOENT\] +__x64_sys_openat' '$OUT/trace-both.out'"
+same_as_report xfilter -x EFAULT
+check "xfilter: one session kept, the -EFAULT one" \
+	bash -c "[ \$(grep -c 'TID/PID' '$OUT/xfilter.out') = 1 ] && grep -q '\[-EFAULT\]' '$OUT/xfilter.out' && ! grep -q '\[-EINVAL\]' '$OUT/xfilter.out'"
+
+# no entry function matched
+check "nomatch: exit 1, one line naming the glob and why ($(head -c 200 "$OUT/nomatch.err"))" \
+	bash -c "[ '$(rc nomatch)' = 1 ] && [ \$(wc -l <'$OUT/nomatch.err') = 1 ] &&
+		grep -q \"entry glob 'no_such_function_xyz\\*' matches no kernel function\" '$OUT/nomatch.err'"
+
+# dry run
+for d in dry dry-k; do
+	n=$(grep -c ' (addr 0x' "$OUT/$d.out")
+	check "$d: exit 0, lists $n functions with addresses" [ "$(rc $d)" = 0 ] && [ "$n" -gt 3 ]
+	check "$d: __x64_sys_bpf listed as entry" grep -Eq '^__x64_sys_bpf \(addr 0x[0-9a-f]+, entry' "$OUT/$d.out"
+	check "$d: summary line counts the same $n functions" grep -q "^$n functions would be attached with " "$OUT/$d.out"
+	check "$d: says nothing was loaded" grep -qx 'Dry run: no tracing program was loaded or attached.' "$OUT/$d.out"
+	check "$d: no Receiving/Detaching (nothing attached)" bash -c "! grep -q -e Receiving -e Detaching '$OUT/$d.out' '$OUT/$d.err'"
+done
+check "dry: attach plan for kprobe.multi" grep -q '^Attach plan: .*2 kprobe.multi links' "$OUT/dry.out"
+check "dry-k: attach plan for kprobes" grep -Eq '^Attach plan: .*[0-9]+ kprobes and [0-9]+ kretprobes' "$OUT/dry-k.out"
+
+# signals
+check "SIGTERM: exit 0" [ "$(rc term)" = 0 ]
+check "SIGTERM: the session was in stdout (a file) before the signal: line-buffered" \
+	grep -q 'TID/PID' "$OUT/term.before-signal"
+check "SIGTERM: Detaching... then DONE in N ms. on stderr" \
+	bash -c "grep -A9 -x 'Detaching\.\.\.' '$OUT/term.err' | grep -Eqx 'DONE in [0-9]+ ms\.'"
+same_as_report term
+check "SIGINT: exit 0" [ "$(rc int)" = 0 ]
+check "SIGINT with drops: drop statistics between Detaching... and DONE" \
+	bash -c "sed -n '/^Detaching\.\.\.\$/,/^DONE in [0-9]* ms\.\$/p' '$OUT/int.err' | grep -q '^WARNING! There were dropped' &&
+		grep -Eq '^DROPPED RECORDS: +[1-9]' '$OUT/int.err' && grep -Eqx 'DONE in [0-9]+ ms\.' '$OUT/int.err'"
+same_as_report int -T
+
+# terminal only: progress bar and status line
+nfun=$(sed -n 's/^\([0-9]*\) functions would be attached.*/\1/p' "$OUT/tty-count.out")
+check "tty: command exit status 0 through script(1)" [ "$(rc tty)" = 0 ]
+TS=$OUT/tty.typescript
+check "tty: attach progress bar for $nfun functions (-K)" \
+	bash -c "[ '${nfun:-0}' -ge 50 ] && grep -aq 'Attaching \[#*\.*\] [0-9]*/$nfun functions' '$TS'"
+check "tty: live status line (sessions captured, dropped, elapsed)" \
+	grep -aEq $'\r\e\\[K[0-9]+ sessions? captured, [0-9]+ dropped, [0-9]{2}:[0-9]{2}:[0-9]{2} elapsed' "$TS"
+check "tty: the session was printed" grep -aq 'TID/PID' "$TS"
+# every drawn line is erased before anything else is written, and at exit
+if python3 - "$TS" <<'PY'
+import re, sys
+data = open(sys.argv[1], 'rb').read()
+erase = b'\r\x1b[K'
+draw = re.compile(rb'\r\x1b\[K((?:Attaching \[|[0-9]+ sessions? captured)[^\r\n\x1b]*)')
+bad, n = 0, 0
+for m in draw.finditer(data):
+    n += 1
+    if not data.startswith(erase, m.end()):
+        bad += 1
+        print('  not erased:', data[m.start():m.end() + 40])
+sys.exit(1 if bad or n == 0 else 0)
+PY
+then ok "tty: every progress/status line erased before other output and at exit"
+else bad "tty: a progress/status line was left on screen"; fi
+# no terminal: none of it anywhere
+leak=$(grep -al -e $'\e\\[K' -e 'captured, ' -e 'Attaching \[' "$OUT"/*.err "$OUT"/*.out 2>/dev/null | tr '\n' ' ')
+check "no TTY: no progress bar or status line in any redirected run${leak:+ ($leak)}" [ -z "$leak" ]
+
+check "guest dmesg has no WARNING/BUG/Oops" bash -c "! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
+
+echo "vm-live: $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
