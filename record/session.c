@@ -425,7 +425,8 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 		fprintf(stderr, "%s: %s\n", PROG, err);
 
 	uint64_t t0 = now_ns();
-	fprintf(stderr, "Detaching...\n");
+	/* on a terminal, Ctrl-C left "^C" where the status line was */
+	fprintf(stderr, "%sDetaching...\n", ws.status.enabled ? "\n" : "");
 	tracer_detach(&tr);
 	memset(&stats, 0, sizeof(stats));
 	tracer_stats(&tr, &stats.bpf);
