@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 	memset(&l.ropts, 0, sizeof(l.ropts));
 	l.ropts.symb = o.symb < 0 ? SYMB_DEFAULT : (enum symb_mode)o.symb;
 	l.ropts.vmlinux = o.kernel;
+	l.ropts.allow_build_id_mismatch = o.allow_build_id_mismatch;
 	l.ropts.show_stack = o.stacks;
 	l.ropts.show_trace = o.trace;
 	l.ropts.show_lbr = o.lbr;

@@ -18,6 +18,7 @@ enum {
 	OPT_CONFIG_HELP,
 	OPT_OUTPUT,
 	OPT_LBR_MAX_COUNT,
+	OPT_ALLOW_BUILD_ID_MISMATCH,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "config-help", no_argument, NULL, OPT_CONFIG_HELP },
 	{ "symbolize", optional_argument, NULL, 's' },
 	{ "lbr-max-count", required_argument, NULL, OPT_LBR_MAX_COUNT },
+	{ "allow-build-id-mismatch", no_argument, NULL, OPT_ALLOW_BUILD_ID_MISMATCH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -98,6 +100,7 @@ void record_usage(FILE *f, const char *prog, bool live)
 "  -s, --symbolize[=LEVEL]   -s source lines, -ss and inlines, -sn names only\n"
 "                            (default: -ss when a vmlinux with DWARF is found)\n"
 "      --lbr-max-count N     same as -C fmt.lbr-max-count=N (v0.9 name)\n"
+"      --allow-build-id-mismatch  use a -k vmlinux whose build-id differs (warns)\n"
 "Output:\n"
 "  -o, --output FILE         also write the recording, for retsnoop-report\n");
 	else
@@ -386,6 +389,11 @@ static enum record_parse parse(struct record_opts *o, int argc, char **argv, con
 				o->report_cfg[o->nreport_cfg++] = buf;
 			break;
 		}
+		case OPT_ALLOW_BUILD_ID_MISMATCH:
+			if (!live)
+				return fail(prog, "unknown option '%s'", argv[optind - 1]);
+			o->allow_build_id_mismatch = true;
+			break;
 		case 'v': o->verbose++; break;
 		case 'V': o->show_version = true; break;
 		case 'h': return RECORD_PARSE_HELP;

@@ -46,6 +46,7 @@ struct record_opts {
 	/* live tool only: rendering flags handed to the report */
 	bool live;
 	int symb;                /* -1 default, 0 -sn, 1 -s, 2 -ss */
+	bool allow_build_id_mismatch;
 	const char *report_cfg[32]; /* -C stacks.* / fmt.* values */
 	int nreport_cfg;
 };

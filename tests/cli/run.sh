@@ -93,6 +93,7 @@ for T in "$REC" "$LIVE"; do
 done
 usage_err "retsnoop-record needs -o"        "no output file: give -o FILE" "$REC" -e x
 usage_err "retsnoop-record has no -s"       "unknown option '-s'" "$REC" -s -e x -o "$W/x.rsr"
+usage_err "retsnoop-record renders nothing" "unknown option '--allow-build-id-mismatch'" "$REC" --allow-build-id-mismatch -e x -o "$W/x.rsr"
 usage_err "retsnoop-record rendering -C"    "a rendering setting: give it to retsnoop-report" "$REC" -C stacks.emit-addrs=1 -e x -o "$W/x.rsr"
 usage_err "retsnoop bad -s level"           "bad -s value 'q'" "$LIVE" -sq -e x
 usage_err "retsnoop bad --lbr-max-count"    "bad --lbr-max-count 'many'" "$LIVE" --lbr-max-count many -e x
