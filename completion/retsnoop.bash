@@ -22,7 +22,7 @@ _retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
 _retsnoop_report_subcommands="info summary addr2line"
 _retsnoop_addr2line_flags="-e -i --dwarf-names --no-cache"
 _retsnoop_presets="bpf perf"
-_retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size="
+_retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.max-depth="
 _retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=
 	stacks.dec-offs= fmt.lbr-max-count="
 _retsnoop_errnos="NULL any EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF
