@@ -67,11 +67,11 @@ $(O)/retsnoop-report: $(O)/report/main.o $(REPORT_OBJS) $(BASE_OBJS)
 $(O)/retsnoop: $(O)/live/main.o $(RECORD_OBJS) $(REPORT_OBJS) $(BASE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/mkrec: tests/golden/mkrec.c $(LIB_OBJS)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+$(O)/mkrec: tests/golden/mkrec.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
-$(O)/mkrec_views: tests/golden/mkrec_views.c $(LIB_OBJS)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+$(O)/mkrec_views: tests/golden/mkrec_views.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
 # raw DWARF reader vs libdw on every unit of a vmlinux, under the sanitizers
 $(O)/rawcheck: tests/dwarf/rawcheck.c $(ASAN_OBJS)

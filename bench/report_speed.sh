@@ -24,7 +24,7 @@ W=$ROOT/build/bench-report
 mkdir -p "$W"
 make -s build/retsnoop-report >/dev/null
 gcc -std=gnu11 -Wall -Wextra -O2 -I. -D_GNU_SOURCE -o build/mkrec_filters \
-	tests/golden/mkrec_filters.c build/format/*.o build/common/*.o -lzstd -lz
+	tests/golden/mkrec_filters.c tests/golden/reclib.c build/format/*.o build/common/*.o -lzstd -lz
 [ -x /usr/bin/time ] || { echo "report_speed: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 for n in "$SMALL" "$BIG" "$HUGE"; do
 	mkdir -p "$W/$n"

@@ -52,6 +52,8 @@ const struct rsf_kv_field rsf_stats_fields[] = {
 	S_U("funcs_attached", funcs_attached),
 	S_U("funcs_failed", funcs_failed),
 	S_U("end_realtime_ns", end_realtime_ns),
+	S_U("bpf.prog_misses", prog_misses),
+	S_U("bpf.prog_misses_known", prog_misses_known),
 };
 const size_t rsf_stats_nfields = sizeof(rsf_stats_fields) / sizeof(rsf_stats_fields[0]);
 

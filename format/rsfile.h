@@ -91,6 +91,8 @@ struct rsf_stats {
 	uint64_t funcs_attached;
 	uint64_t funcs_failed;
 	uint64_t end_realtime_ns;
+	uint64_t prog_misses;           /* BPF program runs the kernel skipped (recursion) */
+	uint64_t prog_misses_known;     /* 1 when the recorder measured prog_misses */
 };
 
 /* ---------------------------------------------------------------- writer */

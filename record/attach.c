@@ -326,6 +326,7 @@ static int attach_fentry(struct tracer *t, const struct selection *sel, int verb
 				close(pfx);
 				goto failed;
 			}
+			/* this order is read back by tracer_prog_misses */
 			push_fd(t, lfx);
 			push_fd(t, lfe);
 			push_fd(t, pfx);
@@ -398,6 +399,33 @@ int tracer_ringbuf_fd(const struct tracer *t)
 void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out)
 {
 	memcpy(out, (const void *)&t->skel->bss->stats, sizeof(*out));
+}
+
+static uint64_t prog_misses(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+uint64_t tracer_prog_misses(const struct tracer *t)
+{
+	struct bpf_program *p;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(p, t->skel->obj)
+		n += prog_misses(bpf_program__fd(p));
+	/* fentry clones: attach_fentry pushes link, link, prog, prog per function */
+	for (size_t i = 0; i < t->nfds; i++)
+		if (i % 4 >= 2)
+			n += prog_misses(t->fds[i]);
+	return n;
 }
 
 void tracer_detach(struct tracer *t)

@@ -37,6 +37,9 @@ void tracer_start(struct tracer *t);
 void tracer_stop(struct tracer *t);
 int tracer_ringbuf_fd(const struct tracer *t);
 void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out);
+/* program runs the kernel skipped (recursion misses of every loaded
+ * program); call before tracer_detach, which closes fentry clones */
+uint64_t tracer_prog_misses(const struct tracer *t);
 void tracer_detach(struct tracer *t);   /* closes links and programs, timed */
 void tracer_close(struct tracer *t);
 

@@ -424,12 +424,15 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 	if (r)
 		fprintf(stderr, "%s: %s\n", PROG, err);
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), misses;
 	/* on a terminal, Ctrl-C left "^C" where the status line was */
 	fprintf(stderr, "%sDetaching...\n", ws.status.enabled ? "\n" : "");
+	misses = tracer_prog_misses(&tr);   /* before detach closes the fentry clones */
 	tracer_detach(&tr);
 	memset(&stats, 0, sizeof(stats));
 	tracer_stats(&tr, &stats.bpf);
+	stats.prog_misses = misses;
+	stats.prog_misses_known = 1;
 	stats.records_written = ws.records;
 	stats.ringbuf_lost = capture_bad_records();
 	stats.attach_ns = tr.attach_ns;

@@ -2,7 +2,7 @@
  * holds: header (recorder, command line, kernel, build-id, host, times),
  * attach mode, traced and entry function counts, features and modes,
  * attach/detach timings, session counts (END records read), every trailer
- * statistic, chunks, and whether the file is complete, truncated (no
+ * statistic (drops, and missed probes: BPF program runs the kernel skipped), chunks, and whether the file is complete, truncated (no
  * trailer) or damaged. Exit status 0 when complete, 1 otherwise, 2 on
  * usage errors or an unreadable header. */
 #include <inttypes.h>
@@ -165,6 +165,10 @@ int info_main(int argc, char **argv)
 		printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
 		printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
 		printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
+		if (st->prog_misses_known)
+			printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
+		else
+			printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
 		if (b->sessions_emitted != final + interim + ignored)
 			printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
 			       b->sessions_emitted, final + interim + ignored);

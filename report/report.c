@@ -382,7 +382,7 @@ void report_finish(struct report *r, const struct rsf_stats *stats)
 	if (b)
 		drops |= b->sessions_dropped || b->sessions_incomplete || b->sessions_table_full ||
 			 b->sessions_exited || b->records_dropped || b->depth_overflows ||
-			 b->exit_mismatches || stats->ringbuf_lost;
+			 b->exit_mismatches || stats->ringbuf_lost || stats->prog_misses;
 	if (drops) {
 		fprintf(r->out, "WARNING! There were dropped or incomplete data. Output might be incomplete!\n");
 		if (b) {
@@ -394,6 +394,7 @@ void report_finish(struct report *r, const struct rsf_stats *stats)
 			stat_line(r->out, "RINGBUF LOST:", stats->ringbuf_lost);
 			stat_line(r->out, "DEPTH OVERFLOWS:", b->depth_overflows);
 			stat_line(r->out, "EXIT MISMATCHES:", b->exit_mismatches);
+			stat_line(r->out, "MISSED PROBES:", stats->prog_misses);
 		}
 		if (!b)
 			stat_line(r->out, "SAMPLES WITH DROPS:", r->sessions_with_drops);

@@ -1,15 +1,26 @@
-# lib.sh - the compare loop shared by the golden test scripts (sourced, not
-# run). A case runs retsnoop-report, writes "$ retsnoop-report ARGS", its
-# stdout, stderr and exit status to $GOLDEN_WORK/NAME.out and diffs that
-# against $GOLDEN_EXP/${GOLDEN_PREFIX}NAME.txt, or rewrites the expected
-# file when GOLDEN_UPDATE=1. Counts go to the "SUITE: N passed, N failed"
-# line golden_done prints.
+# lib.sh - what the golden test scripts share (sourced first thing, not
+# run): the common setup (set -u, no DWARF unless a case asks for it, the
+# repository root as working directory, ROOT, EXP, UPDATE from --update)
+# and the compare loop. A case runs retsnoop-report, writes
+# "$ retsnoop-report ARGS", its stdout, stderr and exit status to
+# $GOLDEN_WORK/NAME.out and diffs that against
+# $EXP/${GOLDEN_PREFIX}NAME.txt, or rewrites the expected file with
+# --update. Counts go to the "SUITE: N passed, N failed" line golden_done
+# prints.
 #
-# Set before use: GOLDEN_SUITE (name on the counts line), GOLDEN_WORK,
-# GOLDEN_EXP, GOLDEN_UPDATE (0/1), REPORT (the binary); optional
-# GOLDEN_PREFIX (expected-file prefix), GOLDEN_ENV (words put before the
-# command, e.g. "env -u RETSNOOP_NO_DWARF"), GOLDEN_SED (a sed script
-# applied to each .out, e.g. to replace machine-specific paths).
+# Set before the first case: GOLDEN_SUITE (name on the counts line),
+# GOLDEN_WORK, REPORT (the binary); optional GOLDEN_PREFIX (expected-file
+# prefix), GOLDEN_ENV (words put before the command, e.g.
+# "env -u RETSNOOP_NO_DWARF"), GOLDEN_SED (a sed script applied to each
+# .out, e.g. to replace machine-specific paths).
+
+set -u
+export RETSNOOP_NO_DWARF=1   # renderings must not depend on installed debug info
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+ROOT=$PWD
+EXP=$ROOT/tests/golden/expected
+UPDATE=0
+[ "${1:-}" = "--update" ] && UPDATE=1
 
 GOLDEN_PASS=0
 GOLDEN_FAIL=0
@@ -19,11 +30,11 @@ golden_bad() { echo "FAIL $*"; GOLDEN_FAIL=$((GOLDEN_FAIL + 1)); }
 
 # golden_compare NAME: $GOLDEN_WORK/NAME.out against its expected file
 golden_compare() {
-	local name=$1 out="$GOLDEN_WORK/$1.out" exp="$GOLDEN_EXP/${GOLDEN_PREFIX:-}$1.txt"
+	local name=$1 out="$GOLDEN_WORK/$1.out" exp="$EXP/${GOLDEN_PREFIX:-}$1.txt"
 	if [ -n "${GOLDEN_SED:-}" ]; then
 		sed -e "$GOLDEN_SED" "$out" >"$out.sed" && mv "$out.sed" "$out"
 	fi
-	if [ "$GOLDEN_UPDATE" = 1 ]; then
+	if [ "$UPDATE" = 1 ]; then
 		cp "$out" "$exp"
 		golden_ok
 	elif [ ! -f "$exp" ]; then
@@ -54,7 +65,7 @@ golden_case() {
 
 # golden_done: the counts line; status 0 when nothing failed
 golden_done() {
-	[ "$GOLDEN_UPDATE" = 1 ] && echo "$GOLDEN_SUITE: expected files rewritten in $GOLDEN_EXP"
+	[ "$UPDATE" = 1 ] && echo "$GOLDEN_SUITE: expected files rewritten in $EXP"
 	echo "$GOLDEN_SUITE: $GOLDEN_PASS passed, $GOLDEN_FAIL failed"
 	[ "$GOLDEN_FAIL" = 0 ]
 }

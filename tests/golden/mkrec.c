@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format/rsfile.h"
+#include "reclib.h"
 
 #define TEXT_BASE 0xffffffff81000000ULL
 #define KVM_BASE  0xffffffffc0a00000ULL
@@ -102,8 +103,7 @@ static struct rsf_writer *open_rec(const char *dir, const char *name)
 	struct rsf_func fn[NTRACED];
 	struct rsf_module mods[2];
 	struct rsf_meta meta;
-	char path[4096], err[256];
-	struct rsf_writer *w;
+	char path[4096];
 
 	build_syms();
 	for (size_t i = 0; i < nsyms; i++)
@@ -118,37 +118,16 @@ static struct rsf_writer *open_rec(const char *dir, const char *name)
 	mods[0] = (struct rsf_module){ .name = "kvm", .base = KVM_BASE + slide, .size = 0x100000 };
 	mods[1] = (struct rsf_module){ .name = "kvm_intel", .base = KVM_BASE + 0x200000 + slide, .size = 0x60000 };
 
-	memset(&meta, 0, sizeof(meta));
-	snprintf(meta.recorder_version, sizeof(meta.recorder_version), "0.1-golden");
+	rb_meta(&meta, "", "6.12.9-cloud-amd64", "#1 SMP PREEMPT_DYNAMIC Debian 6.12.9-1", "golden",
+		TEXT_BASE + slide, MONO_TO_REAL, "kprobe-multi",
+		RSF_FEAT_BTF | RSF_FEAT_KPROBES | RSF_FEAT_KPROBE_MULTI | RSF_FEAT_RINGBUF, RSF_MODE_STACKS);
 	snprintf(meta.cmdline, sizeof(meta.cmdline), "retsnoop-record -c bpf -o %s", name);
-	snprintf(meta.uts_release, sizeof(meta.uts_release), "6.12.9-cloud-amd64");
-	snprintf(meta.uts_version, sizeof(meta.uts_version), "#1 SMP PREEMPT_DYNAMIC Debian 6.12.9-1");
-	snprintf(meta.uts_machine, sizeof(meta.uts_machine), "x86_64");
-	snprintf(meta.hostname, sizeof(meta.hostname), "golden");
-	meta.text_addr = TEXT_BASE + slide;
-	meta.stext_addr = TEXT_BASE + slide;
-	meta.mono_to_realtime_ns = MONO_TO_REAL;
 	meta.start_realtime_ns = (uint64_t)MONO_TO_REAL + 5000000000ULL;
-	snprintf(meta.attach_mode, sizeof(meta.attach_mode), "kprobe-multi");
-	meta.features = RSF_FEAT_BTF | RSF_FEAT_KPROBES | RSF_FEAT_KPROBE_MULTI | RSF_FEAT_RINGBUF;
-	meta.mode = RSF_MODE_STACKS;
-
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	w = rsf_writer_open(path, &meta, ks, nsyms, mods, 2, fn, NTRACED, err, sizeof(err));
-	if (!w) {
-		fprintf(stderr, "mkrec: %s\n", err);
-		exit(1);
-	}
-	return w;
+	return rb_open(path, &meta, ks, nsyms, mods, 2, fn, NTRACED);
 }
 
-static void close_rec(struct rsf_writer *w, const struct rsf_stats *st)
-{
-	if (rsf_writer_close(w, st)) {
-		fprintf(stderr, "mkrec: close failed\n");
-		exit(1);
-	}
-}
+#define close_rec rb_close
 
 static struct rsf_stats clean_stats(uint64_t sessions)
 {
@@ -164,55 +143,17 @@ static struct rsf_stats clean_stats(uint64_t sessions)
 	return st;
 }
 
-/* a session record under construction */
-static struct rs_rec_session_end E;
-
-static void sess_begin(uint64_t sess_id, uint32_t tid, uint32_t pid, const char *tcomm,
-		       const char *pcomm, uint64_t start_ts, uint64_t end_ts, uint32_t flags)
-{
-	memset(&E, 0, sizeof(E));
-	E.hdr.type = RS_REC_SESSION_END;
-	E.hdr.size = sizeof(E);
-	E.sess_id = sess_id;
-	E.tid = tid;
-	E.pid = pid;
-	/* comms fill the field and need no NUL, like the kernel's */
-	memcpy(E.task_comm, tcomm, strnlen(tcomm, sizeof(E.task_comm)));
-	memcpy(E.proc_comm, pcomm, strnlen(pcomm, sizeof(E.proc_comm)));
-	E.start_ts = start_ts;
-	E.end_ts = end_ts;
-	E.flags = flags;
-}
+/* the session record under construction */
+#define E rb_e
+#define sess_begin rb_begin
+#define kframe rb_kframe
+#define emit rb_emit
 
 static void frame(const char *name, int64_t res, uint64_t lat_ns)
 {
-	struct rs_frame *f = &E.frames[E.nframes];
-
-	f->func_id = (uint32_t)fid(name);
-	f->seq_id = E.nframes;
-	f->res = res;
-	f->lat_ns = lat_ns;
-	E.nframes++;
+	rb_frame((uint32_t)fid(name), res, lat_ns);
 }
 
-/* kernel stack, innermost first */
-static void kframe(uint64_t addr)
-{
-	E.kstack[E.kstack_sz / 8] = addr;
-	E.kstack_sz += 8;
-}
-
-static void emit(struct rsf_writer *w)
-{
-	if (rsf_writer_add(w, &E, E.hdr.size)) {
-		fprintf(stderr, "mkrec: add failed: %s\n", rsf_writer_error(w));
-		exit(1);
-	}
-}
-
-#define ERR(e) ((int64_t)-(e))
-/* an int returned in eax: the upper half of the register is zero */
-#define ERR32(e) ((int64_t)(uint32_t)-(e))
 
 /* kprobe mode: bpf_map_create with a huge percpu value -> NULL -> -ENOMEM;
  * the deepest function already returned when the stack was captured */
@@ -375,18 +316,8 @@ static void scen_interim(const char *dir)
 	struct rsf_writer *w = open_rec(dir, "interim.rsrec");
 	struct rsf_stats st = clean_stats(1);
 	uint64_t t0 = 5000000000ULL + 4000000000ULL;
-	struct rs_rec_session_start s;
 
-	memset(&s, 0, sizeof(s));
-	s.hdr.type = RS_REC_SESSION_START;
-	s.hdr.size = sizeof(s);
-	s.sess_id = 5150;
-	s.tid = s.pid = 5150;
-	s.start_ts = t0;
-	strcpy(s.task_comm, "simfail");
-	strcpy(s.proc_comm, "simfail");
-	if (rsf_writer_add(w, &s, sizeof(s)))
-		exit(1);
+	rb_start(w, 5150, 5150, 5150, "simfail", "simfail", t0);
 
 	sess_begin(5150, 5150, 5150, "simfail", "simfail", t0, t0 + 30000,
 		   RS_SESS_IS_ERR | RS_SESS_INTERIM);
@@ -474,11 +405,14 @@ static void scen_drops(const char *dir)
 	st.bpf.sessions_exited = 4;
 	st.bpf.records_dropped = 7;
 	st.bpf.depth_overflows = 5;
+	st.prog_misses = 6;
+	st.prog_misses_known = 1;
 	close_rec(w, &st);
 }
 
 int main(int argc, char **argv)
 {
+	rb_prog = "mkrec";
 	if (argc != 2) {
 		fprintf(stderr, "usage: mkrec OUTDIR\n");
 		return 2;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format/rsfile.h"
+#include "reclib.h"
 
 #define TEXT_BASE 0xffffffff81000000ULL
 #define KVM_BASE  0xffffffffc0a00000ULL
@@ -68,7 +69,6 @@ static struct rsf_writer *open_rec(const char *path, uint32_t mode,
 	struct rsf_module mod = { .name = "kvm", .base = KVM_BASE, .size = 0x100000 };
 	struct rsf_meta m;
 	size_t nks = 0, nfn = 0;
-	char err[256];
 	struct rsf_writer *w;
 
 	(void)bignames;
@@ -83,83 +83,37 @@ static struct rsf_writer *open_rec(const char *path, uint32_t mode,
 		fn[nfn++] = extra[i];
 		ks[nks++] = (struct rsf_ksym){ extra[i].addr, 't', extra[i].name, NULL };
 	}
-	memset(&m, 0, sizeof(m));
-	snprintf(m.recorder_version, sizeof(m.recorder_version), "0.1-golden");
-	snprintf(m.cmdline, sizeof(m.cmdline), "retsnoop-record -e '__x64_sys_*' -a 'do_*' -o \"x y\".rsrec");
-	snprintf(m.uts_release, sizeof(m.uts_release), "6.1.0-28-amd64");
-	snprintf(m.uts_version, sizeof(m.uts_version), "#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1");
-	snprintf(m.uts_machine, sizeof(m.uts_machine), "x86_64");
-	snprintf(m.hostname, sizeof(m.hostname), "filters-host");
+	rb_meta(&m, "retsnoop-record -e '__x64_sys_*' -a 'do_*' -o \"x y\".rsrec", "6.1.0-28-amd64",
+		"#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1", "filters-host", TEXT_BASE, MONO_TO_REAL,
+		"fentry", RSF_FEAT_BTF | RSF_FEAT_FENTRY | RSF_FEAT_RINGBUF | RSF_FEAT_LBR, mode);
 	for (int i = 0; i < 20; i++)
 		m.build_id[i] = (uint8_t)(0xa0 + i);
 	m.build_id_len = 20;
-	m.text_addr = m.stext_addr = TEXT_BASE;
-	m.mono_to_realtime_ns = MONO_TO_REAL;
 	m.start_realtime_ns = MONO_TO_REAL + 1 * SEC;
-	snprintf(m.attach_mode, sizeof(m.attach_mode), "fentry");
-	m.features = RSF_FEAT_BTF | RSF_FEAT_FENTRY | RSF_FEAT_RINGBUF | RSF_FEAT_LBR;
-	m.mode = mode;
-	w = rsf_writer_open(path, &m, ks, nks, &mod, 1, fn, nfn, err, sizeof(err));
-	if (!w) {
-		fprintf(stderr, "mkrec_filters: %s\n", err);
-		exit(1);
-	}
+	w = rb_open(path, &m, ks, nks, &mod, 1, fn, nfn);
 	return w;
 }
 
-static struct rs_rec_session_end E;
+#define E rb_e
 
 static void begin(uint64_t id, uint32_t tid, uint32_t pid, const char *tc, const char *pc,
 		  uint64_t t0, uint64_t lat, uint32_t flags)
 {
-	memset(&E, 0, sizeof(E));
-	E.hdr.type = RS_REC_SESSION_END;
-	E.hdr.size = sizeof(E);
-	E.sess_id = id;
-	E.tid = tid;
-	E.pid = pid;
-	memcpy(E.task_comm, tc, strnlen(tc, RS_TASK_COMM_LEN));
-	memcpy(E.proc_comm, pc, strnlen(pc, RS_TASK_COMM_LEN));
-	E.start_ts = t0;
-	E.end_ts = t0 + lat + 1000;
-	E.flags = flags;
-}
-
-static void frame(uint32_t id, int64_t res, uint64_t lat)
-{
-	E.frames[E.nframes++] = (struct rs_frame){ id, E.nframes, res, lat };
+	rb_begin(id, tid, pid, tc, pc, t0, t0 + lat + 1000, flags);
 }
 
 static void kf(const char *name, uint64_t off)
 {
-	E.kstack[E.kstack_sz / 8] = kaddr(name) + off;
-	E.kstack_sz += 8;
+	rb_kframe(kaddr(name) + off);
 }
 
-static void add(struct rsf_writer *w, const void *rec, uint32_t size)
-{
-	if (rsf_writer_add(w, rec, size)) {
-		fprintf(stderr, "mkrec_filters: %s\n", rsf_writer_error(w));
-		exit(1);
-	}
-}
+#define frame rb_frame
+#define add rb_add
 
 static void trace(struct rsf_writer *w, uint32_t type, uint64_t id, uint64_t ts, uint32_t seq,
 		  uint32_t f, uint16_t depth, int64_t res, uint64_t lat)
 {
-	struct rs_rec_trace t;
-
-	memset(&t, 0, sizeof(t));
-	t.hdr.type = type;
-	t.hdr.size = sizeof(t);
-	t.sess_id = id;
-	t.ts = ts;
-	t.seq_id = seq;
-	t.func_id = f;
-	t.depth = depth;
-	t.res = res;
-	t.lat_ns = lat;
-	add(w, &t, sizeof(t));
+	rb_trace(w, id, type == RS_REC_TRACE_EXIT, ts, seq, f, depth, res, lat);
 }
 
 static struct rsf_stats stats(uint64_t n)
@@ -175,6 +129,7 @@ static struct rsf_stats stats(uint64_t n)
 	st.funcs_attached = NT;
 	st.funcs_failed = 1;
 	st.end_realtime_ns = MONO_TO_REAL + 10 * SEC;
+	st.prog_misses_known = 1;
 	return st;
 }
 
@@ -182,8 +137,6 @@ static void mk_filters(const char *dir)
 {
 	char path[4096];
 	struct rsf_writer *w;
-	struct rs_rec_session_start ss;
-	struct rs_rec_lbr lbr;
 	struct rsf_stats st = stats(6);
 
 	snprintf(path, sizeof(path), "%s/filters.rsrec", dir);
@@ -234,16 +187,7 @@ static void mk_filters(const char *dir)
 	add(w, &E, E.hdr.size);
 
 	/* S6 tracer: -T records and LBR; openat -> do_filp_open fails -EACCES, at +7 s */
-	memset(&ss, 0, sizeof(ss));
-	ss.hdr.type = RS_REC_SESSION_START;
-	ss.hdr.size = sizeof(ss);
-	ss.sess_id = 401;
-	ss.tid = 401;
-	ss.pid = 400;
-	ss.start_ts = 7 * SEC;
-	memcpy(ss.task_comm, "tracer", 6);
-	memcpy(ss.proc_comm, "tracer", 6);
-	add(w, &ss, sizeof(ss));
+	rb_start(w, 401, 401, 400, "tracer", "tracer", 7 * SEC);
 	/* seq_id numbers records, as the recorder does */
 	trace(w, RS_REC_TRACE_ENTRY, 401, 7 * SEC + 100, 0, fid("__x64_sys_openat"), 1, 0, 0);
 	trace(w, RS_REC_TRACE_ENTRY, 401, 7 * SEC + 1100, 1, fid("do_sys_openat2"), 2, 0, 0);
@@ -253,14 +197,14 @@ static void mk_filters(const char *dir)
 	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 9100, 5, fid("do_filp_open"), 3, -13, 5000);
 	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 10100, 6, fid("do_sys_openat2"), 2, -13, 9000);
 	trace(w, RS_REC_TRACE_EXIT, 401, 7 * SEC + 11100, 7, fid("__x64_sys_openat"), 1, -13, 11000);
-	memset(&lbr, 0, sizeof(lbr));
-	lbr.hdr.type = RS_REC_LBR;
-	lbr.hdr.size = sizeof(lbr);
-	lbr.sess_id = 401;
-	lbr.lbrs_sz = 2 * sizeof(lbr.lbrs[0]);
-	lbr.lbrs[0] = (struct rs_lbr_entry){ kaddr("do_filp_open") + 0x20, kaddr("path_openat"), 0 };
-	lbr.lbrs[1] = (struct rs_lbr_entry){ kaddr("path_openat") + 0x50, kaddr("do_filp_open") + 0x25, 0 };
-	add(w, &lbr, sizeof(lbr));
+	{
+		const uint64_t pairs[2][2] = {
+			{ kaddr("do_filp_open") + 0x20, kaddr("path_openat") },
+			{ kaddr("path_openat") + 0x50, kaddr("do_filp_open") + 0x25 },
+		};
+
+		rb_lbr(w, 401, pairs, 2, 0);
+	}
 	begin(401, 401, 400, "tracer", "tracer", 7 * SEC, 11000, RS_SESS_IS_ERR);
 	E.last_seq_id = 7;
 	frame(fid("__x64_sys_openat"), -13, 11000);
@@ -269,10 +213,7 @@ static void mk_filters(const char *dir)
 	kf("do_filp_open", 0x99); kf("do_sys_openat2", 0x1f0); kf("__x64_sys_openat", 0x60);
 	add(w, &E, E.hdr.size);
 
-	if (rsf_writer_close(w, &st)) {
-		fprintf(stderr, "mkrec_filters: %s\n", rsf_writer_error(NULL));
-		exit(1);
-	}
+	rb_close(w, &st);
 }
 
 /* NSESS sessions over NFUNCS functions: entry functions 0..15, depth 2..12,
@@ -317,21 +258,18 @@ static void mk_big(const char *dir, unsigned long nsess, unsigned long nfuncs)
 			int64_t res = err ? (f % 5 == 3 ? 0 : (int64_t)(uint32_t)-(int)(1 + (rnd >> 30) % 40)) : 0;
 
 			frame((uint32_t)NT + f, res, lat - (uint64_t)d * lat / 16);
-			E.kstack[E.kstack_sz / 8] = extra[f].addr + 0x10 + d;
-			E.kstack_sz += 8;
+			rb_kframe(extra[f].addr + 0x10 + d);
 		}
 		for (int k = 0; k < 4; k++)
 			kf(k % 2 ? "do_syscall_64" : "entry_SYSCALL_64_after_hwframe", 0x35);
 		add(w, &E, E.hdr.size);
 	}
-	if (rsf_writer_close(w, &st)) {
-		fprintf(stderr, "mkrec_filters: %s\n", rsf_writer_error(NULL));
-		exit(1);
-	}
+	rb_close(w, &st);
 }
 
 int main(int argc, char **argv)
 {
+	rb_prog = "mkrec_filters";
 	if (argc != 2 && argc != 4) {
 		fprintf(stderr, "usage: mkrec_filters OUTDIR [NSESS NFUNCS]\n");
 		return 2;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format/rsfile.h"
+#include "reclib.h"
 
 #define TEXT_BASE 0xffffffff81000000ULL
 #define MONO_TO_REAL 1700000000000000000LL   /* ktime 0 = 2023-11-14 22:13:20 UTC */
@@ -44,8 +45,6 @@ static const struct { const char *name; uint32_t flags; } traced[] = {
 #define NTRACED (sizeof(traced) / sizeof(traced[0]))
 enum { F_SYSBPF, F_SYS, F_MAPC, F_AMA, F_AREA, F_CAP, F_KFREE, F_SEC, F_REC };
 
-#define ERR(e) ((int64_t)-(e))
-#define ERR32(e) ((int64_t)(uint32_t)-(e))
 
 /* ---------------------------------------------------------------- file */
 static struct rsf_ksym *real_ks;
@@ -65,47 +64,26 @@ static struct rsf_writer *open_rec(const char *dir, const char *name, uint32_t m
 	struct rsf_ksym ks[NFAKE];
 	struct rsf_func fn[NTRACED];
 	struct rsf_meta meta;
-	char path[4096], err[256];
-	struct rsf_writer *w;
+	char path[4096];
 
 	for (size_t i = 0; i < NFAKE; i++)
 		ks[i] = (struct rsf_ksym){ FA(fake_syms[i], 0), i % 2 ? 't' : 'T', fake_syms[i], NULL };
 	for (size_t i = 0; i < NTRACED; i++)
 		fn[i] = (struct rsf_func){ real ? RA(traced[i].name) : FA(traced[i].name, 0),
 					   traced[i].flags, traced[i].name, NULL };
-	memset(&meta, 0, sizeof(meta));
-	snprintf(meta.recorder_version, sizeof(meta.recorder_version), "0.1-golden");
+	rb_meta(&meta, "", "6.12.117+deb12-cloud-amd64", NULL, "golden", TEXT_BASE, MONO_TO_REAL,
+		"kprobe-multi", RSF_FEAT_BTF | RSF_FEAT_KPROBES | RSF_FEAT_KPROBE_MULTI | RSF_FEAT_RINGBUF,
+		mode);
 	snprintf(meta.cmdline, sizeof(meta.cmdline), "retsnoop-record -o %s", name);
-	snprintf(meta.uts_release, sizeof(meta.uts_release), "6.12.117+deb12-cloud-amd64");
-	snprintf(meta.uts_machine, sizeof(meta.uts_machine), "x86_64");
-	snprintf(meta.hostname, sizeof(meta.hostname), "golden");
-	meta.text_addr = meta.stext_addr = TEXT_BASE;
-	meta.mono_to_realtime_ns = MONO_TO_REAL;
-	snprintf(meta.attach_mode, sizeof(meta.attach_mode), "kprobe-multi");
-	meta.features = RSF_FEAT_BTF | RSF_FEAT_KPROBES | RSF_FEAT_KPROBE_MULTI | RSF_FEAT_RINGBUF;
 	if (mode & RSF_MODE_LBR) {
 		meta.lbr_flags = 1u << 7;   /* PERF_SAMPLE_BRANCH_ANY_RETURN */
 		snprintf(meta.lbr_status, sizeof(meta.lbr_status), "%s", lbr_status ? lbr_status : "");
 		if (!lbr_status)
 			meta.features |= RSF_FEAT_BRANCH_SNAPSHOT | RSF_FEAT_LBR;
 	}
-	meta.mode = mode;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	w = rsf_writer_open(path, &meta, real ? real_ks : ks, real ? nreal_ks : NFAKE, NULL, 0,
-			    fn, NTRACED, err, sizeof(err));
-	if (!w) {
-		fprintf(stderr, "mkrec_views: %s\n", err);
-		exit(1);
-	}
-	return w;
-}
-
-static void add(struct rsf_writer *w, const void *rec, uint32_t size)
-{
-	if (rsf_writer_add(w, rec, size)) {
-		fprintf(stderr, "mkrec_views: add failed: %s\n", rsf_writer_error(w));
-		exit(1);
-	}
+	return rb_open(path, &meta, real ? real_ks : ks, real ? nreal_ks : NFAKE, NULL, 0,
+		       fn, NTRACED);
 }
 
 static void close_rec(struct rsf_writer *w, uint64_t sessions)
@@ -116,10 +94,7 @@ static void close_rec(struct rsf_writer *w, uint64_t sessions)
 	st.bpf.sessions_emitted = sessions;
 	st.chunks_written = 1;
 	st.funcs_attached = NTRACED;
-	if (rsf_writer_close(w, &st)) {
-		fprintf(stderr, "mkrec_views: close failed\n");
-		exit(1);
-	}
+	rb_close(w, &st);
 }
 
 /* ------------------------------------------------------------- records */
@@ -127,88 +102,31 @@ static uint64_t now_ts = 1000000000ULL;
 
 static void start(struct rsf_writer *w, uint64_t sess)
 {
-	struct rs_rec_session_start s;
-
-	memset(&s, 0, sizeof(s));
-	s.hdr.type = RS_REC_SESSION_START;
-	s.hdr.size = sizeof(s);
-	s.sess_id = sess;
-	s.tid = s.pid = (uint32_t)sess;
-	s.start_ts = now_ts;
-	memcpy(s.task_comm, "simfail", 7);
-	memcpy(s.proc_comm, "simfail", 7);
-	add(w, &s, sizeof(s));
+	rb_start(w, sess, (uint32_t)sess, (uint32_t)sess, "simfail", "simfail", now_ts);
 }
 
 static void tr(struct rsf_writer *w, uint64_t sess, int exit_rec, uint32_t seq, uint32_t f,
 	       unsigned depth, int64_t res, uint64_t lat)
 {
-	struct rs_rec_trace t;
-
-	memset(&t, 0, sizeof(t));
-	t.hdr.type = exit_rec ? RS_REC_TRACE_EXIT : RS_REC_TRACE_ENTRY;
-	t.hdr.size = sizeof(t);
-	t.sess_id = sess;
-	t.ts = now_ts += 100;
-	t.seq_id = seq;
-	t.func_id = f;
-	t.depth = (uint16_t)depth;
-	t.res = exit_rec ? res : 0;
-	t.lat_ns = exit_rec ? lat : 0;
-	add(w, &t, sizeof(t));
+	rb_trace(w, sess, exit_rec, now_ts += 100, seq, f, depth, res, lat);
 }
 #define IN(seq, f, d)            tr(w, sess, 0, seq, f, d, 0, 0)
 #define OUT(seq, f, d, res, lat) tr(w, sess, 1, seq, f, d, res, lat)
 
-static void lbr(struct rsf_writer *w, uint64_t sess, const uint64_t (*pairs)[2], int n, int err)
-{
-	struct rs_rec_lbr l;
-
-	memset(&l, 0, sizeof(l));
-	l.hdr.type = RS_REC_LBR;
-	l.hdr.size = sizeof(l);
-	l.sess_id = sess;
-	l.lbrs_sz = err ? err : n * (int)sizeof(l.lbrs[0]);
-	for (int i = 0; i < n; i++) {
-		l.lbrs[i].from = pairs[i][0];
-		l.lbrs[i].to = pairs[i][1];
-	}
-	add(w, &l, sizeof(l));
-}
-
-static struct rs_rec_session_end E;
+#define lbr rb_lbr
+#define E rb_e
 
 static void end_begin(uint64_t sess, uint32_t flags, uint32_t last_seq, uint32_t dropped)
 {
-	memset(&E, 0, sizeof(E));
-	E.hdr.type = RS_REC_SESSION_END;
-	E.hdr.size = sizeof(E);
-	E.sess_id = sess;
-	E.tid = E.pid = (uint32_t)sess;
-	memcpy(E.task_comm, "simfail", 7);
-	memcpy(E.proc_comm, "simfail", 7);
-	E.start_ts = 1000000000ULL;
-	E.end_ts = now_ts += 1000;
-	E.flags = flags;
+	rb_begin(sess, (uint32_t)sess, (uint32_t)sess, "simfail", "simfail", 1000000000ULL,
+		 now_ts += 1000, flags);
 	E.last_seq_id = last_seq;
 	E.dropped_records = dropped;
 }
 
-static void frame(uint32_t f, int64_t res, uint64_t lat)
-{
-	E.frames[E.nframes++] = (struct rs_frame){ f, E.nframes, res, lat };
-}
-
-static void kframe(uint64_t addr)
-{
-	E.kstack[E.kstack_sz / 8] = addr;
-	E.kstack_sz += 8;
-}
-
-static void end_emit(struct rsf_writer *w)
-{
-	add(w, &E, sizeof(E));
-}
+#define frame rb_frame
+#define kframe rb_kframe
+#define end_emit rb_emit
 
 /* the error chain of sessions 101/301: bpf() -> map_create -> -ENOMEM */
 static void err_chain_trace(struct rsf_writer *w, uint64_t sess)
@@ -509,6 +427,7 @@ static void mk_real(const char *dir, const char *sysmap)
 
 int main(int argc, char **argv)
 {
+	rb_prog = "mkrec_views";
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: mkrec_views OUTDIR [SYSTEM_MAP]\n");
 		return 2;

@@ -5,13 +5,8 @@
 # tests/golden/expected/NAME.txt. `run.sh --update` rewrites the expected
 # files instead (review them against the upstream format before committing).
 # Prints "golden: N passed, N failed"; exits non-zero on any failure.
-set -u
-export RETSNOOP_NO_DWARF=1   # renderings must not depend on installed debug info
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-EXP=$ROOT/tests/golden/expected
-UPDATE=0
-[ "${1:-}" = "--update" ] && UPDATE=1
+# shellcheck source=tests/golden/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 if ! make -s build/retsnoop-report build/mkrec >/dev/null; then
 	echo "golden: cannot build retsnoop-report and mkrec" >&2
@@ -39,9 +34,7 @@ printf '\xff' | dd of=corrupt.rsrec bs=1 seek=$(( size - 230 )) conv=notrunc sta
 echo "just some text, not a recording" > notarecording.txt
 : > empty.rsrec
 
-GOLDEN_SUITE=golden GOLDEN_WORK=$WORK GOLDEN_EXP=$EXP GOLDEN_UPDATE=$UPDATE
-# shellcheck source=tests/golden/lib.sh
-. "$ROOT/tests/golden/lib.sh"
+GOLDEN_SUITE=golden GOLDEN_WORK=$WORK
 case_() { golden_case "$@"; }
 
 case_ kprobe_err        kprobe_err.rsrec

@@ -9,19 +9,14 @@
 # structure is checked (tests/golden/check_report_json.py).
 # `run_filters.sh --update` rewrites the expected files.
 # Prints "golden-filters: N passed, N failed".
-set -u
-export RETSNOOP_NO_DWARF=1   # renderings must not depend on installed debug info
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-EXP=$ROOT/tests/golden/expected
-UPDATE=0
-[ "${1:-}" = "--update" ] && UPDATE=1
+# shellcheck source=tests/golden/lib.sh
+. "$(dirname "$0")/lib.sh"
 fail_all() { echo "golden-filters: $1" >&2; echo "golden-filters: 0 passed, 1 failed"; exit 1; }
 
 make -s build/retsnoop-report >/dev/null || fail_all "cannot build retsnoop-report"
 LIBOBJS=$(ls build/format/*.o build/common/*.o)
 gcc -std=gnu11 -Wall -Wextra -Werror -O2 -I. -D_GNU_SOURCE -o build/mkrec_filters \
-	tests/golden/mkrec_filters.c $LIBOBJS -lzstd -lz || fail_all "cannot build mkrec_filters"
+	tests/golden/mkrec_filters.c tests/golden/reclib.c $LIBOBJS -lzstd -lz || fail_all "cannot build mkrec_filters"
 command -v jq >/dev/null || fail_all "jq is needed"
 REPORT=$ROOT/build/retsnoop-report
 WORK=$ROOT/build/golden-filters
@@ -33,9 +28,7 @@ REC=filters.rsrec
 size=$(stat -c %s $REC)
 head -c $(( size - 40 )) $REC > cut.rsrec
 export TZ=UTC
-GOLDEN_SUITE=golden-filters GOLDEN_WORK=$WORK GOLDEN_EXP=$EXP GOLDEN_UPDATE=$UPDATE GOLDEN_PREFIX=filters-
-# shellcheck source=tests/golden/lib.sh
-. "$ROOT/tests/golden/lib.sh"
+GOLDEN_SUITE=golden-filters GOLDEN_WORK=$WORK GOLDEN_PREFIX=filters-
 
 # list NAME ARGS...: the sessions kept, one line each
 list() {

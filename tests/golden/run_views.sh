@@ -7,17 +7,11 @@
 # tests/golden/expected/views-*.txt. Called by run.sh; `--update` rewrites
 # the expected files. REPORT / MKREC_VIEWS override the binaries.
 # Prints "golden-views: N passed, N failed".
-set -u
-export RETSNOOP_NO_DWARF=1   # renderings must not depend on installed debug info
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-EXP=$ROOT/tests/golden/expected
-UPDATE=0
-[ "${1:-}" = "--update" ] && UPDATE=1
+# shellcheck source=tests/golden/lib.sh
+. "$(dirname "$0")/lib.sh"
 REPORT=${REPORT:-$ROOT/build/retsnoop-report}
 MKREC_VIEWS=${MKREC_VIEWS:-$ROOT/build/mkrec_views}
 KENV=${KENV:-/opt/retsnoop-kernels/6.12.env}
-export RETSNOOP_NO_DWARF=1   # only views-real-dwarf uses debug info
 
 if [ -z "${NO_BUILD:-}" ] && ! make -s build/retsnoop-report build/mkrec_views >/dev/null; then
 	echo "golden-views: cannot build retsnoop-report and mkrec_views" >&2
@@ -39,9 +33,7 @@ if ! "$MKREC_VIEWS" . $SYSMAP; then
 	exit 1
 fi
 
-GOLDEN_SUITE=golden-views GOLDEN_WORK=$WORK GOLDEN_EXP=$EXP GOLDEN_UPDATE=$UPDATE
-# shellcheck source=tests/golden/lib.sh
-. "$ROOT/tests/golden/lib.sh"
+GOLDEN_SUITE=golden-views GOLDEN_WORK=$WORK
 case_() { golden_case "$@"; }
 
 # trace view (-T recording with stacks)

@@ -17,13 +17,8 @@
 # Values given to filters (PIDs, times) are read from the recordings at run
 # time. `run_vmrec.sh --update` rewrites the expected files.
 # Prints "golden-vmrec: N passed, N failed".
-set -u
-export RETSNOOP_NO_DWARF=1   # only the -k cases use debug info
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-EXP=$ROOT/tests/golden/expected
-UPDATE=0
-[ "${1:-}" = "--update" ] && UPDATE=1
+# shellcheck source=tests/golden/lib.sh
+. "$(dirname "$0")/lib.sh"
 fail_all() { echo "golden-vmrec: $1" >&2; echo "golden-vmrec: 0 passed, 1 failed"; exit 1; }
 
 make -s build/retsnoop-report >/dev/null || fail_all "cannot build retsnoop-report"
@@ -37,9 +32,7 @@ cd "$WORK" || exit 1
 T=vm-trace.rsr
 B=vm-bpf.rsr
 export TZ=UTC
-GOLDEN_SUITE=golden-vmrec GOLDEN_WORK=$WORK GOLDEN_EXP=$EXP GOLDEN_UPDATE=$UPDATE GOLDEN_PREFIX=vmrec-
-# shellcheck source=tests/golden/lib.sh
-. "$ROOT/tests/golden/lib.sh"
+GOLDEN_SUITE=golden-vmrec GOLDEN_WORK=$WORK GOLDEN_PREFIX=vmrec-
 CHECK=$ROOT/tests/golden/check_report_json.py
 
 "$REPORT" --format json $T >all-T.json 2>/dev/null || fail_all "cannot render $T"
