@@ -3,12 +3,14 @@
 # synthetic recordings of NSESS/10, NSESS and 3*NSESS sessions over 300
 # traced functions through format/ (tests/golden/mkrec_filters), then
 # measures text (to /dev/null), JSON (to /dev/null) and summary rendering
-# of each with /usr/bin/time -v: sessions per second of CPU time
+# of each, and of NSESS real sessions (tests/golden/data/vm-bpf.rsr's
+# repeated by bench/replicate_rec.c: real kallsyms, and DWARF source lines
+# and inlined frames from the 6.12 -dbg vmlinux, each address looked up
+# once and then cached) with /usr/bin/time -v: sessions per second of CPU time
 # (user+sys, one core: the report is single-threaded) and of wall time,
 # and peak RSS, whose ratio between the largest and the smallest recording
 # shows whether memory grows with the number of sessions (it must not: the
-# report streams). Symbolization is the recorded kallsyms snapshot's,
-# looked up per frame; folded stacks and Perfetto at NSESS too (folded
+# report streams). Folded stacks and Perfetto at NSESS too (folded
 # memory grows with distinct stacks, which are nearly all distinct here).
 # Peers in the same run: `zstd -dc` of the text output compressed (the
 # cost of just producing those bytes from a compressed file) and `jq -c .`
@@ -30,6 +32,11 @@ for n in "$SMALL" "$BIG" "$HUGE"; do
 	mkdir -p "$W/$n"
 	build/mkrec_filters "$W/$n" "$n" 300
 done
+gcc -std=gnu11 -Wall -Wextra -O2 -I. -D_GNU_SOURCE -o build/replicate_rec \
+	bench/replicate_rec.c build/format/*.o build/common/*.o -lzstd -lz
+# real kernel stacks: the VM recording of -c bpf, its sessions repeated
+build/replicate_rec tests/golden/data/vm-bpf.rsr "$W/real.rsr" "$BIG"
+VMLINUX=$(f=${KENV:-/opt/retsnoop-kernels/6.12.env}; [ -f "$f" ] && . "$f" && echo "${VMLINUX_DBG:-}")
 export RETSNOOP_NO_DWARF=1   # synthetic kernel: no vmlinux to look for
 REP=$ROOT/build/retsnoop-report
 
@@ -64,6 +71,15 @@ done
 measure "folded $BIG"         "$BIG" "$REP" --folded "$W/$BIG/big.rsrec"
 measure "perfetto+summary $BIG" "$BIG" "$REP" --perfetto "$W/perfetto.json" --summary "$W/$BIG/big.rsrec"
 measure "filtered text $BIG"  "$BIG" "$REP" -Sn --stack-has 'bench_func_1?' "$W/$BIG/big.rsrec"
+measure "real text $BIG (-sn)" "$BIG" "$REP" -sn "$W/real.rsr"
+if [ -f "$VMLINUX" ]; then
+	XDG_CACHE_HOME=$W/cache measure "real text $BIG (DWARF -ss)" "$BIG" \
+		env -u RETSNOOP_NO_DWARF "$REP" -ss -k "$VMLINUX" "$W/real.rsr"
+	XDG_CACHE_HOME=$W/cache measure "real json $BIG (DWARF -ss)" "$BIG" \
+		env -u RETSNOOP_NO_DWARF "$REP" --format json -ss -k "$VMLINUX" "$W/real.rsr"
+else
+	echo "(no -dbg vmlinux: DWARF rows skipped; scripts/setup.sh fetches it)"
+fi
 T_TEXT=$(eval echo "\$T_text_$BIG") T_JSON=$(eval echo "\$T_json_$BIG") T_SUM=$(eval echo "\$T_summary_$BIG")
 
 # peers
