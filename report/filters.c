@@ -419,7 +419,8 @@ static uint32_t flags_cb(void *ctx, uint32_t id)
 	return anl_func_flags(ctx, id);
 }
 
-/* does the session's logical or kernel stack hold a function matching G? */
+/* does the session's logical or kernel stack hold a function matching G
+ * (inlined ones included when a DWARF symbolizer is attached)? */
 static bool stack_has(const struct glob_spec *g, const struct anl_session *s, struct anl_env *env)
 {
 	const struct rs_rec_session_end *e = s->e;
@@ -434,9 +435,14 @@ static bool stack_has(const struct glob_spec *g, const struct anl_session *s, st
 	for (int i = 0; sym && i < s->nk; i++) {
 		struct symb_info si;
 
-		if (symbolize(sym, e->kstack[i], true, &si) == 0 &&
-		    glob_spec_match(g, si.name, si.module))
+		if (symbolize(sym, e->kstack[i], true, &si))
+			continue;
+		if (glob_spec_match(g, si.name, si.module))
 			return true;
+		/* with DWARF, the functions inlined at that address too */
+		for (int k = 0; k < si.ninlines && k < SYMB_MAX_INLINES; k++)
+			if (glob_spec_match(g, si.inlines[k].func, si.module))
+				return true;
 	}
 	return false;
 }

@@ -191,6 +191,8 @@ if [ -n "$VMLINUX" ] && [ -f "$VMLINUX" ]; then
 	golden_case dwarf-text-ss   -ss -k "$VMLINUX" -E -x ENOMEM $T
 	golden_case dwarf-text-s    -s -k "$VMLINUX" -x EFAULT $B
 	golden_case dwarf-json      --format json -k "$VMLINUX" -x ENOMEM $B
+	golden_case dwarf-stack-has-inline --stack-has __do_sys_bpf -sn -k "$VMLINUX" -E $B
+	golden_case dwarf-stack-has-inline-ss --stack-has __do_sys_bpf -ss -k "$VMLINUX" -x EFAULT $B
 	env -u RETSNOOP_NO_DWARF "$REPORT" --format json -k "$VMLINUX" $T >dwarf-T.json 2>/dev/null
 	env -u RETSNOOP_NO_DWARF "$REPORT" --format json -s -k "$VMLINUX" $T >dwarf-s-T.json 2>/dev/null
 	unset GOLDEN_ENV GOLDEN_SED
