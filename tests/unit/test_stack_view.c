@@ -134,6 +134,44 @@ static void test_kprobe_merge(void)
 	symbolizer_free(s);
 }
 
+/* the merge other outputs reuse: kernel frames outermost first with their
+ * recorded index, logical frames matched in order, BPF frames filtered,
+ * zero entries skipped */
+static void test_merge_match(void)
+{
+	struct symbolizer *s = new_sym();
+	struct sv_frame lf[] = { F("outer", -12, 50000), F("helper", -12, 40000),
+				 F("middle", -12, 9000), F("deepest", -12, 1999) };
+	/* innermost first: trampoline, inner, middle, 0, helper, outer, do_syscall_64 */
+	uint64_t ks[] = { B + 0x10, T + 0x6011, T + 0x4033, 0, T + 0x5022, T + 0x3044, T + 0x2055 };
+	struct sv_kframe kf[7];
+	int match[4];
+	int m = stack_view_merge(s, lf, 4, ks, 7, kf, match);
+
+	CHECK_INT(m, 6);
+	CHECK_INT(kf[0].kidx, 6);                  /* do_syscall_64 */
+	CHECK_STR(kf[0].si.name, "do_syscall_64");
+	CHECK_INT(kf[5].kidx, 0);                  /* the trampoline, innermost */
+	CHECK(kf[5].filtered && kf[5].bpf);
+	CHECK(!kf[1].filtered);
+	CHECK_INT(match[0], 1);                    /* outer: kstack[5] */
+	CHECK_INT(kf[match[0]].kidx, 5);
+	CHECK_INT(match[1], 2);                    /* helper: kstack[4] */
+	CHECK_INT(match[2], 3);                    /* middle: kstack[2] (the 0 skipped) */
+	CHECK_INT(kf[match[2]].kidx, 2);
+	CHECK_INT(match[3], -1);                   /* deepest: not on the stack */
+	/* order matters: a function above the previous match is not found */
+	{
+		struct sv_frame rev[] = { F("middle", 0, 1), F("outer", 0, 1) };
+		int mm[2];
+
+		stack_view_merge(s, rev, 2, ks, 7, kf, mm);
+		CHECK_INT(mm[0], 3);
+		CHECK_INT(mm[1], -1);
+	}
+	symbolizer_free(s);
+}
+
 /* fexit mode: f+0x5, trampoline, f+X collapses; prog/trampoline dropped */
 static void test_fexit_collapse(void)
 {
@@ -301,6 +339,7 @@ int main(void)
 	RUN(test_symbolize);
 	RUN(test_bpf_names);
 	RUN(test_kprobe_merge);
+	RUN(test_merge_match);
 	RUN(test_fexit_collapse);
 	RUN(test_interim_stitched);
 	RUN(test_layout);
