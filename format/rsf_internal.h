@@ -123,7 +123,8 @@ const char *rsf_kv_decode(const struct rsf_kv_field *fields, size_t nfields,
 /* ---------------------------------------------------------------- tables */
 #define RSF_TABLE_HDR_SIZE   16      /* u32 count, entry_size, strtab_size, reserved */
 #define RSF_KSYM_ENT_SIZE    24
-#define RSF_MODULE_ENT_SIZE  88
+#define RSF_MODULE_ENT_SIZE  96   /* 88 before the sections field */
+#define RSF_MODULE_ENT_V0    88
 #define RSF_FUNC_ENT_SIZE    24
 
 /* Encoders return NULL or a problem text; the raw table goes to OUT. */

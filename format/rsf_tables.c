@@ -2,6 +2,8 @@
  * table: fixed-size entries plus one deduplicated string table, encoded in
  * one pass by the writer and decoded by the reader with every string
  * pointing into the decompressed block (one arena, no per-string malloc). */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rsf_internal.h"
@@ -143,6 +145,39 @@ const char *rsf_table_encode_ksyms(const struct rsf_ksym *k, size_t n, struct rs
 	return table_end(out, &t);
 }
 
+/* a module's sections as one string: "ADDRHEX NAME\n" per section (names
+ * with a newline or empty are left out); none: RSF_NO_STR */
+static const char *put_sections(struct strtab *t, const struct rsf_module *m, uint8_t *dst)
+{
+	struct rsf_buf b = {};
+	char line[40];
+	const char *e = NULL;
+
+	rsf_put32(dst, RSF_NO_STR);
+	if (!m->nsects)
+		return NULL;
+	for (uint32_t i = 0; i < m->nsects; i++) {
+		const char *n = m->sects[i].name;
+		if (!n || !*n || strchr(n, '\n'))
+			continue;
+		int l = snprintf(line, sizeof(line), "%llx ", (unsigned long long)m->sects[i].addr);
+		if (rsf_buf_append(&b, line, (size_t)l) || rsf_buf_append(&b, n, strlen(n)) ||
+		    rsf_buf_append(&b, "\n", 1)) {
+			e = "out of memory";
+			goto out;
+		}
+	}
+	if (!b.len)
+		goto out;
+	if (rsf_buf_append(&b, "", 1))
+		e = "out of memory";
+	else
+		e = add_str(t, (const char *)b.data, false, dst);
+out:
+	rsf_buf_free(&b);
+	return e;
+}
+
 const char *rsf_table_encode_modules(const struct rsf_module *m, size_t n, struct rsf_buf *out)
 {
 	struct strtab t = {};
@@ -161,6 +196,10 @@ const char *rsf_table_encode_modules(const struct rsf_module *m, size_t n, struc
 		}
 		rsf_put32(p + 20, bl);
 		memcpy(p + 24, m[i].build_id, bl);
+		if ((e = put_sections(&t, &m[i], p + 88))) {
+			strtab_free(&t);
+			return e;
+		}
 	}
 	return table_end(out, &t);
 }
@@ -259,32 +298,93 @@ const char *rsf_table_decode_ksyms(const uint8_t *raw, size_t len, uint32_t coun
 	return NULL;
 }
 
+/* parses "ADDRHEX NAME\n" lines; counts only when v is NULL. Returns the
+ * number of sections, -1 when malformed. Names are copied to *names. */
+static long parse_sections(const char *s, struct rsf_modsect *v, char **names)
+{
+	long n = 0;
+	while (*s) {
+		char *end;
+		errno = 0;
+		unsigned long long a = strtoull(s, &end, 16);
+		if (end == s || *end != ' ' || errno)
+			return -1;
+		const char *name = end + 1, *nl = strchr(name, '\n');
+		if (!nl || nl == name)
+			return -1;
+		if (v) {
+			size_t len = (size_t)(nl - name);
+			memcpy(*names, name, len);
+			(*names)[len] = '\0';
+			v[n] = (struct rsf_modsect){ *names, a };
+			*names += len + 1;
+		}
+		n++;
+		s = nl + 1;
+	}
+	return n;
+}
+
 const char *rsf_table_decode_modules(const uint8_t *raw, size_t len, uint32_t count,
 				     struct rsf_module **out, size_t *n)
 {
 	struct table_view v;
-	const char *e = table_parse(raw, len, count, RSF_MODULE_ENT_SIZE, &v);
+	const char *e = table_parse(raw, len, count, RSF_MODULE_ENT_V0, &v);
 	if (e)
 		return e;
-	struct rsf_module *m = alloc_array(v.n, sizeof(*m));
-	if (!m)
+	/* the section lists go into the same allocation as the modules */
+	size_t nsects = 0, names = 0;
+	const char **sstr = calloc(v.n ? v.n : 1, sizeof(*sstr));
+	if (!sstr)
 		return "out of memory";
+	for (uint32_t i = 0; v.ent_size >= RSF_MODULE_ENT_V0 + 4 && i < v.n; i++) {
+		const uint8_t *p = v.ents + (size_t)i * v.ent_size;
+		if ((e = get_str(&v, p + 88, true, &sstr[i]))) {
+			free(sstr);
+			return e;
+		}
+		long k = sstr[i] ? parse_sections(sstr[i], NULL, NULL) : 0;
+		if (k < 0) {
+			free(sstr);
+			return "malformed module section list";
+		}
+		nsects += (size_t)k;
+		names += sstr[i] ? strlen(sstr[i]) : 0;
+	}
+	size_t head = (size_t)(v.n ? v.n : 1) * sizeof(struct rsf_module);
+	head = (head + 7) & ~(size_t)7;
+	struct rsf_module *m = calloc(1, head + nsects * sizeof(struct rsf_modsect) + names + 1);
+	if (!m) {
+		free(sstr);
+		return "out of memory";
+	}
+	struct rsf_modsect *sv = (struct rsf_modsect *)((char *)m + head);
+	char *np = (char *)(sv + nsects);
 	for (uint32_t i = 0; i < v.n; i++) {
 		const uint8_t *p = v.ents + (size_t)i * v.ent_size;
 		m[i].base = rsf_get64(p);
 		m[i].size = rsf_get64(p + 8);
 		if ((e = get_str(&v, p + 16, false, &m[i].name))) {
 			free(m);
+			free(sstr);
 			return e;
 		}
 		uint32_t bl = rsf_get32(p + 20);
 		if (bl > sizeof(m[i].build_id)) {
 			free(m);
+			free(sstr);
 			return "module build-id too long";
 		}
 		m[i].build_id_len = bl;
 		memcpy(m[i].build_id, p + 24, bl);
+		if (sstr[i]) {
+			long k = parse_sections(sstr[i], sv, &np);
+			m[i].sects = sv;
+			m[i].nsects = (uint32_t)k;
+			sv += k;
+		}
 	}
+	free(sstr);
 	*out = m;
 	*n = v.n;
 	return NULL;

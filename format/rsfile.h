@@ -65,12 +65,19 @@ struct rsf_ksym {                       /* one function symbol of the kallsyms s
 	const char *module;             /* NULL for vmlinux */
 };
 
+struct rsf_modsect {                    /* where the kernel loaded one module section */
+	const char *name;               /* ".text", ".init.text", ... */
+	uint64_t addr;                  /* runtime address (/sys/module/NAME/sections/) */
+};
+
 struct rsf_module {
 	const char *name;
 	uint64_t base;
 	uint64_t size;
 	uint8_t build_id[64];
 	uint32_t build_id_len;          /* 0: unknown */
+	const struct rsf_modsect *sects; /* code sections; NULL/0 when not recorded */
+	uint32_t nsects;
 };
 
 struct rsf_func {                       /* traced function; id = index in the table */

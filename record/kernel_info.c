@@ -1,6 +1,7 @@
 /* kernel_info.c - collects the running kernel's identity for the
  * recording header (see kernel_info.h). */
 #include "record/kernel_info.h"
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,6 +95,51 @@ void kernel_info_fill(struct rsf_meta *meta)
 	meta->start_realtime_ns = (uint64_t)ts_ns(&now);
 }
 
+/* the module's code sections (names containing "text") and where they are
+ * loaded, from /sys/module/NAME/sections/ (root only; none otherwise) */
+static void read_sections(const char *name, struct rsf_module *mod)
+{
+	char dir[512], path[1024], buf[64];
+	struct rsf_modsect *v = NULL;
+	uint32_t n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s/sections", name);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] != '.' || !strstr(de->d_name, "text"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = '\0';
+		unsigned long long a = strtoull(buf, NULL, 16);
+		if (!a)
+			continue; /* hidden (kptr_restrict) */
+		struct rsf_modsect *nv = realloc(v, (n + 1) * sizeof(*v));
+		char *nm = strdup(de->d_name);
+		if (!nv || !nm) {
+			free(nm);
+			if (nv)
+				v = nv;
+			break;
+		}
+		v = nv;
+		v[n++] = (struct rsf_modsect){ nm, a };
+	}
+	closedir(d);
+	mod->sects = v;
+	mod->nsects = n;
+}
+
 int kmodules_load(struct kmodules *m)
 {
 	char line[1024], name[256], path[512];
@@ -124,6 +170,7 @@ int kmodules_load(struct kmodules *m)
 		mod->size = size;
 		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
 		mod->build_id_len = read_build_id_file(path, mod->build_id, sizeof(mod->build_id));
+		read_sections(name, mod);
 	}
 	fclose(f);
 	return 0;
@@ -131,8 +178,12 @@ int kmodules_load(struct kmodules *m)
 
 void kmodules_free(struct kmodules *m)
 {
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
 		free((char *)m->v[i].name);
+		for (uint32_t j = 0; j < m->v[i].nsects; j++)
+			free((char *)m->v[i].sects[j].name);
+		free((void *)m->v[i].sects);
+	}
 	free(m->v);
 	m->v = NULL;
 	m->n = 0;

@@ -1,6 +1,7 @@
 /* kernel_info.h - identity of the running kernel for the recording header:
  * uname, hostname, GNU build-id, _text/_stext, loaded modules with their
- * build-ids, and the monotonic -> wall-clock offset. */
+ * build-ids and code section addresses, and the monotonic -> wall-clock
+ * offset. */
 #ifndef RS_KERNEL_INFO_H
 #define RS_KERNEL_INFO_H
 
@@ -21,7 +22,8 @@ struct kmodules {
 	struct rsf_module *v;
 	size_t n;
 };
-int kmodules_load(struct kmodules *m);   /* /proc/modules + /sys/module/X/notes */
+/* /proc/modules + /sys/module/X/notes + /sys/module/X/sections */
+int kmodules_load(struct kmodules *m);
 void kmodules_free(struct kmodules *m);
 
 #endif

@@ -9,7 +9,10 @@
 # Layout:  $RETSNOOP_KERNELS/dl/*.deb            downloaded packages (reused if present)
 #          $RETSNOOP_KERNELS/<release>/          dpkg-deb -x of the image (+ depmod)
 #          $RETSNOOP_KERNELS/<release>/usr/lib/debug/boot/{vmlinux,System.map}-<release>
+#          $RETSNOOP_KERNELS/<release>/usr/lib/debug/lib/modules/<release>/  a few module
+#                                                  debug files ($DBG_MODULES below)
 #          $RETSNOOP_KERNELS/6.12.env, 6.1.env   KREL= KIMG= KMODS= VMLINUX_DBG= SYSMAP=
+#                                                  (6.12 also KMODS_DBG=)
 # Idempotent: whatever is already extracted is kept.
 set -euo pipefail
 
@@ -136,6 +139,27 @@ extract_dbg() {
     touch "$root/.dbg-complete"
 }
 
+# debug files of the modules the module symbolization tests load
+# (tests/dwarf/run_module.sh), relative to lib/modules/REL
+DBG_MODULES="kernel/fs/overlayfs/overlay.ko"
+
+# extract_dbg_modules REL: those module debug files out of the -dbg package
+extract_dbg_modules() {
+    local rel=$1 root=$KDIR/$1 pkg=linux-image-$1-dbg m want=()
+    local mark=$root/.dbg-modules-complete
+    if [ -f "$mark" ] && [ "$(cat "$mark")" = "$DBG_MODULES" ]; then
+        say "$rel: module debug files already extracted"; return 0
+    fi
+    download "$pkg"
+    for m in $DBG_MODULES; do want+=("./usr/lib/debug/lib/modules/$rel/$m"); done
+    say "$rel: extracting $DBG_MODULES from $(basename "$(deb_of "$pkg")") (takes ~30 s)"
+    dpkg-deb --fsys-tarfile "$(deb_of "$pkg")" | tar -x -C "$root" "${want[@]}"
+    for m in $DBG_MODULES; do
+        [ -s "$root/usr/lib/debug/lib/modules/$rel/$m" ] || die "$pkg gave no $m"
+    done
+    echo "$DBG_MODULES" >"$mark"
+}
+
 # write_env MAJOR REL WITH_DBG
 write_env() {
     local major=$1 rel=$2 dbg=$3 root=$KDIR/$2 mods vml="" smap=""
@@ -152,6 +176,7 @@ write_env() {
         echo "KMODS=$mods"
         echo "VMLINUX_DBG=$vml"
         echo "SYSMAP=$smap"
+        if [ "$dbg" = 1 ]; then echo "KMODS_DBG=$root/usr/lib/debug/lib/modules/$rel"; fi
     } >"$tmp"
     mv -f "$tmp" "$KDIR/$major.env"
     say "wrote $KDIR/$major.env (KREL=$rel)"
@@ -163,6 +188,7 @@ for major in 6.12 6.1; do
     extract_image "$rel"
     if [ "$major" = 6.12 ]; then
         extract_dbg "$rel"
+        extract_dbg_modules "$rel"
         write_env "$major" "$rel" 1
     else
         write_env "$major" "$rel" 0

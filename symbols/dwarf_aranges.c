@@ -49,7 +49,9 @@ int dwarf_aranges_read(Elf *elf, struct dwarf_arange **out, size_t *nout)
 
 	*out = NULL;
 	*nout = 0;
-	if (!gelf_getehdr(elf, &eh) || !(d = section_data(elf, ".debug_aranges")) || !d->d_buf)
+	/* relocatable files (modules) need their relocations applied first */
+	if (!gelf_getehdr(elf, &eh) || eh.e_type == ET_REL ||
+	    !(d = section_data(elf, ".debug_aranges")) || !d->d_buf)
 		return -1;
 	int le = eh.e_ident[EI_DATA] == ELFDATA2LSB;
 	const uint8_t *base = d->d_buf, *p = base, *end = base + d->d_size;

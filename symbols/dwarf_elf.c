@@ -101,12 +101,22 @@ int elf_funcs_load(Elf *elf, struct elf_funcs *out)
 		const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		int bind = GELF_ST_BIND(s.st_info);
-		bind = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
-		out->v[out->n++] = (struct elf_func){ s.st_value, s.st_size, name, bind };
+		out->v[out->n++] = (struct elf_func){ s.st_value, s.st_size, name,
+						      elf_funcs_bind_rank(GELF_ST_BIND(s.st_info)) };
 	}
-	qsort(out->v, out->n, sizeof(*out->v), func_cmp);
+	elf_funcs_sort(out);
 	return 0;
+}
+
+int elf_funcs_bind_rank(int bind)
+{
+	return bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+}
+
+void elf_funcs_sort(struct elf_funcs *f)
+{
+	if (f->n)
+		qsort(f->v, f->n, sizeof(*f->v), func_cmp);
 }
 
 void elf_funcs_free(struct elf_funcs *f)

@@ -18,6 +18,10 @@ int elf_build_id(Elf *elf, uint8_t *buf, size_t bufsz);
 /* loads STT_FUNC / STT_NOTYPE symbols of executable sections, sorted */
 int elf_funcs_load(Elf *elf, struct elf_funcs *out);
 void elf_funcs_free(struct elf_funcs *f);
+/* sorts entries added by hand (module symbols) the way elf_funcs_load does;
+ * bind is GELF_ST_BIND of the symbol */
+void elf_funcs_sort(struct elf_funcs *f);
+int elf_funcs_bind_rank(int bind);
 /* the symbol covering addr (addr in [a, a+size), or == a when size 0) */
 const char *elf_funcs_lookup(const struct elf_funcs *f, uint64_t addr);
 /* value of any symbol by name; 0 ok, -1 absent */

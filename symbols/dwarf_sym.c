@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <gelf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include "dwarf_sym.h"
 #include "dwarf_sym_internal.h"
 #include "dwarf_aranges.h"
@@ -53,6 +55,8 @@ int dwarf_sym_dbg(struct dwarf_sym *ds)
 static void release_pages(struct dwarf_sym *ds)
 {
 	size_t sz = 0;
+	if (ds->external)
+		return;
 	char *raw = elf_rawfile(ds->elf, &sz);
 	if (raw && sz) {
 		long pg = sysconf(_SC_PAGESIZE);
@@ -64,7 +68,7 @@ static void release_pages(struct dwarf_sym *ds)
 
 static void recycle_dbg(struct dwarf_sym *ds)
 {
-	if (!ds->dbg)
+	if (!ds->dbg || ds->external)
 		return;
 	dwarf_end(ds->dbg);
 	ds->dbg = NULL;
@@ -87,7 +91,7 @@ static int build_cu_table(struct dwarf_sym *ds, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: no DWARF debug info (%s)", ds->path, dwarf_errmsg(-1));
 		return -1;
 	}
-	if (dwarf_aranges_read(ds->elf, &ar, &nar) == 0 && nar > 0) {
+	if (!ds->external && dwarf_aranges_read(ds->elf, &ar, &nar) == 0 && nar > 0) {
 		rv = malloc(nar * sizeof(*rv));
 		offs = malloc(nar * sizeof(*offs));
 		if (!rv || !offs)
@@ -204,6 +208,12 @@ struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, si
 		snprintf(err, errlen, "%s: not an ELF file", path);
 		goto fail;
 	}
+	GElf_Ehdr eh;
+	if (gelf_getehdr(ds->elf, &eh) && eh.e_type == ET_REL) {
+		/* a module's debug file: relocated through libdwfl */
+		dwarf_sym_close(ds);
+		return dwarf_sym_open_module(path, NULL, NULL, 0, err, errlen);
+	}
 	const char *force = getenv("RETSNOOP_DWARF_LIBDW");
 	ds->raw_ok = !(force && *force && strcmp(force, "0")) && !dwarf_raw_open(ds->elf, &ds->raw);
 	int bl = elf_build_id(ds->elf, ds->bid, sizeof(ds->bid));
@@ -239,6 +249,40 @@ struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, si
 	}
 	return ds;
 fail:
+	dwarf_sym_close(ds);
+	return NULL;
+}
+
+struct dwarf_sym *dwarf_sym_from_dwarf(const char *path, Elf *elf, Dwarf *dbg, uint64_t bias,
+				       char *err, size_t errlen)
+{
+	struct dwarf_sym *ds = calloc(1, sizeof(*ds));
+	if (!ds || !(ds->path = strdup(path))) {
+		free(ds);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ds->flags = DWARF_SYM_NO_CACHE;
+	ds->fd = -1;
+	ds->elf = elf;
+	ds->dbg = dbg;
+	ds->bias = bias;
+	ds->funcs_loaded = 1; /* ET_REL symbol values are section offsets */
+	int bl = elf ? elf_build_id(elf, ds->bid, sizeof(ds->bid)) : 0;
+	ds->bidlen = bl > 0 ? (size_t)bl : 0;
+	ds->external = true;
+	if (build_cu_table(ds, err, errlen))
+		goto fail;
+	ds->cus = calloc(ds->ncus ? ds->ncus : 1, sizeof(*ds->cus));
+	ds->cu_state = calloc(ds->ncus ? ds->ncus : 1, 1);
+	if (!ds->cus || !ds->cu_state) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return ds;
+fail:
+	ds->dbg = NULL;
+	ds->elf = NULL;
 	dwarf_sym_close(ds);
 	return NULL;
 }
@@ -279,10 +323,17 @@ void dwarf_sym_close(struct dwarf_sym *ds)
 	free(ds->cu_offs);
 	symcache_close(ds->sc);
 	elf_funcs_free(&ds->funcs);
-	if (ds->dbg)
-		dwarf_end(ds->dbg);
-	if (ds->elf)
-		elf_end(ds->elf);
+	if (ds->external) {
+		if (ds->dwfl)
+			dwfl_end(ds->dwfl);
+		if (ds->free_dwfl_ctx)
+			ds->free_dwfl_ctx(ds->dwfl_ctx);
+	} else {
+		if (ds->dbg)
+			dwarf_end(ds->dbg);
+		if (ds->elf)
+			elf_end(ds->elf);
+	}
 	if (ds->fd >= 0)
 		close(ds->fd);
 	free(ds->path);
@@ -470,13 +521,14 @@ static const char *symtab_name(struct dwarf_sym *ds, uint64_t addr)
 
 const char *dwarf_sym_elf_name(struct dwarf_sym *ds, uint64_t addr)
 {
-	return symtab_name(ds, addr);
+	return symtab_name(ds, addr - ds->bias);
 }
 
 int dwarf_sym_lookup(struct dwarf_sym *ds, uint64_t addr, struct sym_frame *frames, int max_frames)
 {
 	if (max_frames <= 0)
 		return 0;
+	addr -= ds->bias;
 	int cu = find_cu(ds, addr);
 	if (cu >= 0 && !dwarf_sym_ensure_cu(ds, (uint32_t)cu)) {
 		int has_func;

@@ -31,6 +31,23 @@ enum {
  * DWARF. The environment variable RETSNOOP_NO_SYMCACHE=1 acts like
  * DWARF_SYM_NO_CACHE. */
 struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, size_t errlen);
+/* where the kernel loaded one section of a module */
+struct dwarf_sect_addr {
+	const char *name;
+	uint64_t addr;
+};
+
+/* Opens a kernel module's debug file (ET_REL .ko with DWARF) relocated to
+ * the given section load addresses (secs NULL: code sections laid out one
+ * after the other from 0, .text first, so .text addresses are .text
+ * offsets). Sections not listed stay unrelocated. Lookups then take
+ * addresses in that layout (runtime addresses for recorded ones), symbol
+ * names included. No index cache. NULL with a
+ * one-line reason in err when the file cannot be used. */
+struct dwarf_sym *dwarf_sym_open_module(const char *path, const char *modname,
+					const struct dwarf_sect_addr *secs, size_t nsecs,
+					char *err, size_t errlen);
+
 /* Writes the cache file if new compile units were indexed, frees all.
  * Strings returned by lookups are invalid afterwards. */
 void dwarf_sym_close(struct dwarf_sym *ds);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <libelf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include "dwarf_elf.h"
 #include "dwarf_index.h"
 #include "dwarf_raw.h"
@@ -35,7 +36,18 @@ struct dwarf_sym {
 	int built_since_recycle;
 	struct elf_funcs funcs;
 	int funcs_loaded;
+	/* modules (dwarf_module.c): the Dwarf and Elf belong to libdwfl */
+	bool external;
+	Dwfl *dwfl;
+	void *dwfl_ctx;
+	void (*free_dwfl_ctx)(void *);
+	uint64_t bias;              /* lookup address - bias = DWARF address */
 };
+
+/* a symbolizer over a Dwarf someone else owns (libdwfl for modules): no
+ * cache, no raw reader, CU table from the CU DIEs */
+struct dwarf_sym *dwarf_sym_from_dwarf(const char *path, Elf *elf, Dwarf *dbg, uint64_t bias,
+				       char *err, size_t errlen);
 
 int dwarf_sym_dbg(struct dwarf_sym *ds);
 int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu);

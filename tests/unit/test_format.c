@@ -88,6 +88,16 @@ static void make_tables(struct tables *t, size_t nksyms, size_t nfuncs)
 	}
 	t->mods[3].build_id_len = 64;
 	memset(t->mods[3].build_id, 0x5a, 64);
+	/* section lists: none, one, three (one name the encoder must drop) */
+	static const struct rsf_modsect s1[] = { { ".text", 0xffffffffc0100000ull } };
+	static const struct rsf_modsect s3[] = {
+		{ ".text", 0xffffffffc0300000ull }, { "bad\nname", 1 },
+		{ ".init.text", 0xffffffffc0ff0000ull }, { ".text.unlikely", 0xffffffffc0301234ull },
+	};
+	t->mods[1].sects = s1;
+	t->mods[1].nsects = 1;
+	t->mods[3].sects = s3;
+	t->mods[3].nsects = 4;
 	for (size_t i = 0; i < nfuncs; i++) {
 		char *n = t->names + (nksyms + i) * 32;
 		snprintf(n, 32, "traced_%zu", i);
@@ -343,6 +353,22 @@ static void check_tables(struct rsf_reader *r, const struct tables *t)
 		CHECK_INT(m[i].size, t->mods[i].size);
 		CHECK_INT(m[i].build_id_len, t->mods[i].build_id_len);
 		CHECK(memcmp(m[i].build_id, t->mods[i].build_id, t->mods[i].build_id_len) == 0);
+	}
+	if (n == 4) {
+		CHECK_INT(m[0].nsects, 0);
+		CHECK(m[0].sects == NULL);
+		CHECK_INT(m[1].nsects, 1);
+		CHECK_INT(m[3].nsects, 3);
+		if (m[1].nsects == 1) {
+			CHECK_STR(m[1].sects[0].name, ".text");
+			CHECK_INT(m[1].sects[0].addr, 0xffffffffc0100000ull);
+		}
+		if (m[3].nsects == 3) {
+			CHECK_STR(m[3].sects[1].name, ".init.text");
+			CHECK_INT(m[3].sects[1].addr, 0xffffffffc0ff0000ull);
+			CHECK_STR(m[3].sects[2].name, ".text.unlikely");
+			CHECK_INT(m[3].sects[2].addr, 0xffffffffc0301234ull);
+		}
 	}
 	const struct rsf_func *f = rsf_reader_funcs(r, &n);
 	CHECK_INT(n, t->nfuncs);
@@ -919,6 +945,56 @@ static void test_forward_compat(void)
 	rsf_buf_free(&tab);
 }
 
+/* a module table as version-1 writers made it before the sections field
+ * (88-byte entries) still reads, without sections; a malformed section
+ * list is refused */
+static void test_module_table_v0(void)
+{
+	uint8_t raw[16 + 2 * 88 + 16];
+	memset(raw, 0, sizeof(raw));
+	rsf_put32(raw, 2);
+	rsf_put32(raw + 4, 88);
+	rsf_put32(raw + 8, 16);
+	memcpy(raw + 16 + 2 * 88, "kvm\0kvm_intel\0\0\0", 16);
+	for (int i = 0; i < 2; i++) {
+		uint8_t *e = raw + 16 + i * 88;
+		rsf_put64(e, 0xffffffffc0000000ull + (uint64_t)i * 0x100000);
+		rsf_put64(e + 8, 0x1000);
+		rsf_put32(e + 16, i ? 4 : 0);
+		rsf_put32(e + 20, 2);
+		e[24] = 0xab;
+	}
+	struct rsf_module *m = NULL;
+	size_t n = 0;
+	CHECK(rsf_table_decode_modules(raw, sizeof(raw), 2, &m, &n) == NULL);
+	CHECK_INT(n, 2);
+	if (m && n == 2) {
+		CHECK_STR(m[1].name, "kvm_intel");
+		CHECK_INT(m[1].base, 0xffffffffc0100000ull);
+		CHECK_INT(m[1].build_id_len, 2);
+		CHECK_INT(m[1].build_id[0], 0xab);
+		CHECK_INT(m[0].nsects, 0);
+		CHECK(m[1].sects == NULL);
+	}
+	free(m);
+
+	struct rsf_modsect bad_sects[] = { { ".text", 0x1000 } };
+	struct rsf_module mod = { .name = "x", .sects = bad_sects, .nsects = 1 };
+	struct rsf_buf tab = {};
+	CHECK(rsf_table_encode_modules(&mod, 1, &tab) == NULL);
+	/* corrupt the list: "1000 .text\n" -> "1000_.text\n" */
+	char *hit = memmem(tab.data, tab.len, "1000 .text", 10);
+	CHECK(hit != NULL);
+	if (hit) {
+		hit[4] = '_';
+		m = NULL;
+		const char *e = rsf_table_decode_modules(tab.data, tab.len, 1, &m, &n);
+		CHECK(e && strstr(e, "section list"));
+		free(m);
+	}
+	rsf_buf_free(&tab);
+}
+
 static void test_mode_0600(void)
 {
 	struct rsf_meta m;
@@ -1127,6 +1203,7 @@ int main(void)
 	RUN(test_random_mutations);
 	RUN(test_bad_files);
 	RUN(test_forward_compat);
+	RUN(test_module_table_v0);
 	RUN(test_mode_0600);
 	RUN(test_add_rejects);
 	RUN(test_write_error);
