@@ -3,7 +3,9 @@
  * discovery for the recorded kernel release), checks its GNU build-id
  * against the recording's, computes the KASLR slide from the recorded
  * runtime _text/_stext, and fills source lines and inlined frames for
- * addresses inside vmlinux text. */
+ * addresses inside vmlinux text and, for modules with a recorded build-id,
+ * inside modules whose debug file is found (dwarf_modfind_path; relocated
+ * to the recorded section addresses). meta and mods must outlive s. */
 #ifndef RS_DWARF_BACKEND_H
 #define RS_DWARF_BACKEND_H
 
@@ -22,6 +24,7 @@
  * o->allow_build_id_mismatch is not set (then a warning line goes to msgs
  * instead). */
 int dwarf_backend_attach(struct symbolizer *s, const struct rsf_meta *meta,
+			 const struct rsf_module *mods, size_t nmods,
 			 const struct report_opts *o, FILE *msgs, char *err, size_t errlen);
 
 #endif

@@ -68,7 +68,7 @@ struct report *report_new(const struct rsf_meta *meta,
 		free(r);
 		return NULL;
 	}
-	if (dwarf_backend_attach(r->sym, meta, opts, stderr, err, errlen)) {
+	if (dwarf_backend_attach(r->sym, meta, mods, nmods, opts, stderr, err, errlen)) {
 		symbolizer_free(r->sym);
 		free(r);
 		return NULL;

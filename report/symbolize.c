@@ -145,7 +145,7 @@ int symbolize(struct symbolizer *s, uint64_t addr, bool is_ret, struct symb_info
 	out->sym_addr = k->addr;
 	out->offset = addr - k->addr;
 	if (s->have_be && s->be.lookup)
-		s->be.lookup(s->be.ctx, (uint64_t)((int64_t)addr - s->slide), is_ret, out);
+		s->be.lookup(s->be.ctx, addr, (uint64_t)((int64_t)addr - s->slide), is_ret, out);
 	return 0;
 }
 

@@ -29,12 +29,15 @@ struct symb_info {
 	struct symb_src inlines[SYMB_MAX_INLINES];
 };
 
-/* A source-level symbolizer (DWARF). lookup() gets link-time addresses,
- * fills has_src/src/ninlines/inlines of out (name/offset are already set
- * from kallsyms) and returns 0, or -1 when it knows nothing. */
+/* A source-level symbolizer (DWARF). lookup() gets the runtime address and
+ * its vmlinux link-time counterpart (runtime - slide; modules use the
+ * runtime one), fills has_src/src/ninlines/inlines of out (name, module
+ * and offset are already set from kallsyms) and returns 0, or -1 when it
+ * knows nothing. */
 struct symb_backend {
 	void *ctx;
-	int (*lookup)(void *ctx, uint64_t link_addr, bool is_ret, struct symb_info *out);
+	int (*lookup)(void *ctx, uint64_t addr, uint64_t link_addr, bool is_ret,
+		      struct symb_info *out);
 	void (*free)(void *ctx);
 };
 

@@ -102,6 +102,21 @@ int dwarf_kaslr_slide(struct dwarf_sym *ds, uint64_t rt_text, uint64_t rt_stext,
 char *dwarf_find_vmlinux(const char *release, const uint8_t *build_id, size_t len,
 			 char **mismatch_path, char *err, size_t errlen);
 
+/* Finds kernel modules' debug files for a kernel release: NAME.ko or
+ * NAME.ko.debug ('-' and '_' alike) with DWARF under
+ * /usr/lib/debug/lib/modules/REL/ then /lib/modules/REL/ (both first
+ * under $RETSNOOP_DEBUG_ROOT, like dwarf_find_vmlinux), the trees walked
+ * once on first use; a file must have the module's build-id when one is
+ * given (len > 0). If none matches and DEBUGINFOD_URLS is set, fetches by
+ * build-id through libdebuginfod. dwarf_modfind_path returns a malloc'ed
+ * path, or NULL with a one-line reason naming the module (and both ids
+ * when only a mismatching file exists). */
+struct dwarf_modfind;
+struct dwarf_modfind *dwarf_modfind_new(const char *release);
+char *dwarf_modfind_path(struct dwarf_modfind *mf, const char *module, const uint8_t *build_id,
+			 size_t len, char *err, size_t errlen);
+void dwarf_modfind_free(struct dwarf_modfind *mf);
+
 /* Hex form of a build-id ("" when len == 0); out needs 2*len+1 bytes. */
 void dwarf_build_id_hex(const uint8_t *id, size_t len, char *out);
 

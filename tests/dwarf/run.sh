@@ -5,8 +5,8 @@
 # over three address sets: 2000 call-site return addresses (-1), 2000
 # function entries, and a stack, cold and then warm (cache), and checks the
 # cache survives truncation; the raw DWARF reader against libdw on every
-# compile unit (rawcheck.c); then run_report.sh, run_debuginfod.sh and
-# run_pathglob.sh (see each). Prints "dwarf-*: N passed, N failed" lines.
+# compile unit (rawcheck.c); then run_report.sh, run_debuginfod.sh,
+# run_module.sh and run_pathglob.sh (see each). Prints "dwarf-*: N passed, N failed" lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 KENV=${KENV:-/opt/retsnoop-kernels/6.12.env}
@@ -103,5 +103,8 @@ fi
 # DWARF_NO_VM=1) record-time ':path' globs
 tests/dwarf/run_report.sh || FAIL=1
 tests/dwarf/run_debuginfod.sh || FAIL=1
+# kernel modules: the overlay.ko debug file against llvm-symbolizer and
+# eu-addr2line, then (VM part skipped with DWARF_NO_VM=1) a real module stack
+tests/dwarf/run_module.sh || FAIL=1
 [ -n "${DWARF_NO_VM:-}" ] || tests/dwarf/run_pathglob.sh || FAIL=1
 exit $FAIL

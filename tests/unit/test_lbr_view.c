@@ -204,9 +204,11 @@ static void test_records(void)
 }
 
 /* a fake DWARF backend: deepest+0x93 is inside two inlined functions */
-static int fake_lookup(void *ctx, uint64_t link_addr, bool is_ret, struct symb_info *out)
+static int fake_lookup(void *ctx, uint64_t addr, uint64_t link_addr, bool is_ret,
+		       struct symb_info *out)
 {
 	(void)ctx;
+	(void)addr;
 	(void)is_ret;
 	if (link_addr < T + 0x2000 || link_addr >= T + 0x3000)
 		return -1;

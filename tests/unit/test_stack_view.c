@@ -278,9 +278,11 @@ static void test_layout(void)
 /* a fake DWARF backend: checks the slide and supplies source lines */
 static uint64_t seen_link_addr;
 
-static int fake_lookup(void *ctx, uint64_t link_addr, bool is_ret, struct symb_info *out)
+static int fake_lookup(void *ctx, uint64_t addr, uint64_t link_addr, bool is_ret,
+		       struct symb_info *out)
 {
 	(void)ctx;
+	(void)addr;
 	(void)is_ret;
 	seen_link_addr = link_addr;
 	out->has_src = true;
