@@ -263,7 +263,9 @@ static enum record_parse parse(struct record_opts *o, int argc, char **argv, con
 	build_cmdline(o, argc, argv);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, live ? ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::R::k:o:C:s::vVh" : ":e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::R::k:o:C:vVh",
+	/* '+': stop at the first non-option, so that a stray word before "--"
+	 * is reported instead of being permuted into the command to run */
+	while ((c = getopt_long(argc, argv, live ? "+:e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::R::k:o:C:s::vVh" : "+:e:a:d:c:MKFp:P:n:N:S::x:X:L:TEIB::R::k:o:C:vVh",
 				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':

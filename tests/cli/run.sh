@@ -64,6 +64,7 @@ for T in "$REC" "$LIVE"; do
 	usage_err "$p unknown short flag"  "unknown option '-Z'" "$T" -Z -e x "${o[@]}"
 	usage_err "$p flag without value"  "option '-e' needs a value" "$T" -e
 	usage_err "$p stray argument"      "unexpected argument 'foo' (a command goes after --)" "$T" -e x "${o[@]}" foo
+	usage_err "$p stray word before --" "unexpected argument 'echo' (a command goes after --)" "$T" -T -S echo -e x "${o[@]}" -- true
 	usage_err "$p bad glob: '['"       "bad entry glob '[': invalid glob '[': unbalanced '['" "$T" -e '[' "${o[@]}"
 	usage_err "$p bad glob: empty -a"  "bad allow glob '': invalid glob '': empty glob" "$T" -e x -a '' "${o[@]}"
 	usage_err "$p bad glob: '**'"      "bad deny glob '**'" "$T" -e x -d '**' "${o[@]}"
