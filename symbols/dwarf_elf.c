@@ -68,8 +68,8 @@ static int func_cmp(const void *pa, const void *pb)
 	/* then global over weak over local: lookups take the last one */
 	if (a->bind != b->bind)
 		return a->bind < b->bind ? -1 : 1;
-	/* equal aliases: the alphabetically first one, like llvm-symbolizer */
-	return strcmp(b->name, a->name);
+	/* equal aliases: the later one in the symbol table, like llvm-symbolizer */
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
 int elf_funcs_load(Elf *elf, struct elf_funcs *out)
@@ -102,7 +102,8 @@ int elf_funcs_load(Elf *elf, struct elf_funcs *out)
 		if (!name || !*name)
 			continue;
 		out->v[out->n++] = (struct elf_func){ s.st_value, s.st_size, name,
-						      elf_funcs_bind_rank(GELF_ST_BIND(s.st_info)) };
+						      elf_funcs_bind_rank(GELF_ST_BIND(s.st_info)),
+						      (uint32_t)i };
 	}
 	elf_funcs_sort(out);
 	return 0;
@@ -135,7 +136,11 @@ const char *elf_funcs_lookup(const struct elf_funcs *f, uint64_t addr)
 		else
 			hi = mid;
 	}
-	/* walk back over same-address symbols and earlier sized ones */
+	/* the nearest symbol at or below addr, like llvm-symbolizer: a label
+	 * without size (assembly entry points) names everything after it */
+	if (lo && (!f->v[lo - 1].size || addr < f->v[lo - 1].addr + f->v[lo - 1].size))
+		return f->v[lo - 1].name;
+	/* else walk back over same-address symbols and earlier sized ones */
 	for (size_t i = lo; i > 0 && lo - i < 8; i--) {
 		const struct elf_func *e = &f->v[i - 1];
 		if (e->size ? addr < e->addr + e->size : addr == e->addr)

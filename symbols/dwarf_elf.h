@@ -9,7 +9,12 @@
 #include <libelf.h>
 
 struct elf_funcs {
-	struct elf_func { uint64_t addr, size; const char *name; int bind; } *v;
+	struct elf_func {
+		uint64_t addr, size;
+		const char *name;
+		int bind;           /* elf_funcs_bind_rank */
+		uint32_t idx;       /* symbol table index */
+	} *v;
 	size_t n;
 };
 

@@ -153,7 +153,8 @@ static void load_symbols(Dwfl_Module *m, uint64_t bias, struct elf_funcs *out)
 		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
 			continue;
 		out->v[out->n++] = (struct elf_func){ addr - bias, sym.st_size, name,
-						      elf_funcs_bind_rank(GELF_ST_BIND(sym.st_info)) };
+						      elf_funcs_bind_rank(GELF_ST_BIND(sym.st_info)),
+						      (uint32_t)i };
 	}
 	elf_funcs_sort(out);
 }

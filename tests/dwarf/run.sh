@@ -3,7 +3,9 @@
 # addr2line -i` with `llvm-symbolizer --inlining` on the Debian -dbg vmlinux
 # (VMLINUX, or VMLINUX_DBG from $KENV, default /opt/retsnoop-kernels/6.12.env)
 # over three address sets: 2000 call-site return addresses (-1), 2000
-# function entries, and a stack, cold and then warm (cache), and checks the
+# function entries, and the real kernel stack of a VM recording
+# (tests/dwarf/data/bpf-percpu-array.rsr, unslid, -1; the report's own
+# rendering of it is checked too), cold and then warm (cache), and checks the
 # cache survives truncation; the raw DWARF reader against libdw on every
 # compile unit (rawcheck.c); then run_report.sh, run_debuginfod.sh,
 # run_module.sh and run_pathglob.sh (see each). Prints "dwarf-*: N passed, N failed" lines.
@@ -25,27 +27,19 @@ tests/dwarf/mkaddrs.sh "$VMLINUX" "$ADDRS_DIR" || { echo "dwarf-setup: 0 passed,
 seeded() { openssl enc -aes-256-ctr -pass pass:"$1" -nosalt </dev/zero 2>/dev/null || yes "$1"; }
 shuf -n 2000 --random-source=<(seeded rets) "$ADDRS_DIR/rets.txt" >"$W/rets.txt"
 shuf -n 2000 --random-source=<(seeded ents) "$ADDRS_DIR/entries.txt" >"$W/entries.txt"
-# a stack: the deepest frame's exact IP, then return addresses - 1; captured
-# stacks come from tests/dwarf/stack-*.txt when present (function+0xoff
-# lines resolved through nm), else one is built along real call edges
-STACK_SRC=$(ls tests/dwarf/stack-*.txt 2>/dev/null | head -1)
-if [ -n "$STACK_SRC" ]; then
-	nm "$VMLINUX" | awk '$2 ~ /^[tT]$/ { print $3, $1 }' >"$W/nm.txt"
-	python3 - "$W/nm.txt" "$STACK_SRC" >"$W/stack.txt" <<'PY'
-import sys, re
-syms = {}
-for l in open(sys.argv[1]):
-    n, a = l.split(); syms.setdefault(n, int(a, 16))
-first = True
-for l in open(sys.argv[2]):
-    m = re.match(r'\s*([A-Za-z0-9_.]+)\+0x([0-9a-f]+)', l)
-    if not m or m.group(1) not in syms: continue
-    a = syms[m.group(1)] + int(m.group(2), 16)
-    print(hex(a if first else a - 1)); first = False
-PY
-else
-	head -40 "$W/rets.txt" >"$W/stack.txt"
-fi
+# a real captured stack: the kernel stack entries of the 6.12 VM recording
+# tests/dwarf/data/bpf-percpu-array.rsr inside vmlinux text, KASLR-unslid
+# (recorded runtime _text - the vmlinux's _text), minus 1 as the stack view
+# looks return addresses up
+REC=tests/dwarf/data/bpf-percpu-array.rsr
+RT_TEXT=$("$REPORT" info "$REC" | sed -n 's/^Runtime _text: *//p')
+read -r LT_TEXT LT_ETEXT < <(nm "$VMLINUX" | awk '$3 == "_text" { t = $1 } $3 == "_etext" { e = $1 }
+	END { print t, e }')
+SLIDE=$(( RT_TEXT - 0x$LT_TEXT ))
+TEXT_LO=$(printf '%x' $(( 0x$LT_TEXT + SLIDE )))
+TEXT_HI=$(printf '%x' $(( 0x$LT_ETEXT + SLIDE )))
+"$REPORT" --format json -sn "$REC" >"$W/rec.json" 2>/dev/null
+python3 tests/dwarf/rsr_stacks.py addrs "$W/rec.json" "$SLIDE" "$TEXT_LO" "$TEXT_HI" >"$W/stack.txt"
 
 FAIL=0
 export XDG_CACHE_HOME="$W/cache"
@@ -64,6 +58,13 @@ for set in rets entries stack; do
 		echo "dwarf-warm-$set: 0 passed, 1 failed"; FAIL=1
 	fi
 done
+
+# the report itself on that recording: its source lines and inlined frames
+# (slide, addr - 1, inline order) against llvm-symbolizer
+"$REPORT" --format json -k "$VMLINUX" "$REC" >"$W/rec-dwarf.json" 2>"$W/err" ||
+	echo "dwarf-report-stack: report failed: $(head -1 "$W/err")"
+python3 tests/dwarf/rsr_stacks.py check dwarf-report-stack "$W/rec-dwarf.json" "$SLIDE" \
+	"$TEXT_LO" "$TEXT_HI" "$W/llvm-stack.txt" || FAIL=1
 
 # damaged caches: truncated, flipped byte, garbage; must give the cold output
 IDX=$(ls "$XDG_CACHE_HOME"/retsnoop/*.idx 2>/dev/null | head -1)
