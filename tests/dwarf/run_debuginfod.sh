@@ -30,8 +30,8 @@ for p in "/usr/lib/debug/boot/vmlinux-$REL" "/boot/vmlinux-$REL" "/lib/modules/$
 	fi
 done
 W=$(mktemp -d)
-SRV=
-cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
+. tests/dwarf/debuginfod_lib.sh
+cleanup() { dbgd_stop; rm -rf "$W"; }
 trap cleanup EXIT
 mkdir -p "$W/srv" "$W/empty"
 ln -s "$VMLINUX" "$W/srv/vmlinux"
@@ -41,22 +41,9 @@ P=0 F=0
 ok() { P=$((P + 1)); }
 bad() { echo "FAIL debuginfod: $*"; F=$((F + 1)); }
 
-# a free high port, then the server (at most 180 s even if this script dies)
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-	PORT=$((20000 + RANDOM % 30000))
-	(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null || break
-done
-timeout 180 debuginfod -p "$PORT" -d "$W/db.sqlite" -F -L --disable-source-scan "$W/srv" \
-	>"$W/server.log" 2>&1 &
-SRV=$!
-scanned=0
-for _ in $(seq 1 120); do
-	n=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/metrics" | sed -n 's/^scanned_files_total{source="file"} //p')
-	if [ "${n:-0}" -ge 1 ]; then scanned=1; break; fi
-	kill -0 "$SRV" 2>/dev/null || break
-	sleep 0.5
-done
-if [ $scanned = 1 ]; then ok; else bad "server did not scan $W/srv in 60 s: $(tail -2 "$W/server.log")"; fi
+# the server (at most 180 s even if this script dies)
+if dbgd_start "$W/srv" "$W"; then ok; else bad "server did not scan $W/srv in 60 s: $(tail -2 "$W/server.log")"; fi
+PORT=$DBGD_PORT
 
 DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$W/dcache DEBUGINFOD_TIMEOUT=30 \
 	timeout 120 "$REPORT" "$REC" >"$W/out.txt" 2>"$W/err.txt"
@@ -74,7 +61,7 @@ else
 fi
 if grep -q "GET /buildid/$BID/debuginfo 200" "$W/server.log"; then ok; else bad "the server log shows no fetch by build-id"; fi
 
-kill "$SRV" 2>/dev/null; wait "$SRV" 2>/dev/null; SRV=
+dbgd_stop
 # server gone: kallsyms names, one hint line, exit 0, no hang
 DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$W/dcache2 DEBUGINFOD_TIMEOUT=5 \
 	timeout 60 "$REPORT" "$REC" >"$W/out2.txt" 2>"$W/err2.txt"

@@ -29,10 +29,12 @@ KO_DBG=$KMODS_DBG/kernel/fs/overlayfs/overlay.ko
 [ -f "$KO_DBG" ] || fail_setup "no $KO_DBG (run scripts/fetch-kernels.sh)"
 LLVM=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14) || fail_setup "llvm-symbolizer missing"
 EU=$(command -v eu-addr2line) || fail_setup "eu-addr2line missing (apt-get install elfutils)"
+command -v debuginfod >/dev/null || fail_setup "debuginfod missing (apt-get install debuginfod)"
 make -s build/retsnoop-record build/retsnoop-report >/dev/null || fail_setup "build failed"
 REPORT=$ROOT/build/retsnoop-report
 W=$(mktemp -d)
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
+. tests/dwarf/debuginfod_lib.sh
+trap 'dbgd_stop; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 FAIL=0
 
 # ---------------------------------------------------------------- host --
@@ -213,6 +215,22 @@ PY
 	RC=$?
 	check "no module debug file: exit 0, one line saying how to get it ($(head -1 "$W/rep-none.err"))" \
 		bash -c "[ $RC = 0 ] && [ \$(grep -c 'module overlay' '$W/rep-none.err') = 1 ] && grep -q 'dbg package' '$W/rep-none.err' && grep -q 'ovl_parse_param+0x' '$W/rep-none.txt'"
+	# no local file but a debuginfod server that has it: fetched by build-id
+	mkdir -p "$W/srv" "$W/dbgd"
+	ln -s "$KO_DBG" "$W/srv/overlay.ko"
+	if dbgd_start "$W/srv" "$W/dbgd"; then
+		DEBUGINFOD_URLS=http://127.0.0.1:$DBGD_PORT DEBUGINFOD_CACHE_PATH=$W/dcache DEBUGINFOD_TIMEOUT=30 \
+			RETSNOOP_DEBUG_ROOT=$DBGROOT timeout 120 "$REPORT" -k "$VMLINUX_DBG" "$REC" \
+			>"$W/rep-dbgd.txt" 2>"$W/rep-dbgd.err"
+		RC=$?
+		check "module debug file through debuginfod: same report, nothing on stderr ($(head -1 "$W/rep-dbgd.err"))" \
+			bash -c "[ $RC = 0 ] && [ ! -s '$W/rep-dbgd.err' ] && cmp -s '$W/rep.txt' '$W/rep-dbgd.txt'"
+		check "the server served the module by its build-id" \
+			grep -q "GET /buildid/$BID/debuginfo 200" "$W/dbgd/server.log"
+	else
+		check "debuginfod server scanned $W/srv: $(tail -1 "$W/dbgd/server.log")" false
+	fi
+	dbgd_stop
 fi
 if [ "$F" != 0 ]; then
 	tail -20 "$W/vm.log"
