@@ -17,8 +17,9 @@ _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
 	--allow-build-id-mismatch"
 _retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
 	--config-help -T --trace -E --call-stack -B --lbr --lbr-max-count -v -h
-	--help --version -p -P -n -N -x -X -L -S -Sn --stack-has --entry --since
-	--until --format --perfetto --folded --folded-weight --summary"
+	--help --version -p -P -n -N -x -X -L -S -Sy -Sn --success-only --stack-has
+	--entry --since --until --format --perfetto --folded --folded-weight
+	--summary"
 _retsnoop_report_subcommands="info summary addr2line"
 _retsnoop_addr2line_flags="-e -i --dwarf-names --no-cache"
 _retsnoop_presets="bpf perf"

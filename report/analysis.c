@@ -1,10 +1,13 @@
 /* analysis.c - wires the report-time filters and the analysis outputs
- * (JSON, Perfetto, folded stacks, summary) into retsnoop-report: option
- * parsing, per-session buffering of trace/LBR records for the outputs that
+ * (JSON, Perfetto, folded stacks, summary) into retsnoop-report and the
+ * live retsnoop tool: option parsing, per-session buffering of trace/LBR records for the outputs that
  * need them, session normalization and the filter decision that also
  * applies to the text views. */
+#include <errno.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../common/array_grow.h"
 #include "analysis.h"
 #include "filters.h"
@@ -13,7 +16,6 @@
 #include "perfetto_out.h"
 #include "summary_view.h"
 
-#define PROG "retsnoop-report"
 #define BUF_BUCKETS 1024
 
 struct buf_sess {
@@ -24,6 +26,7 @@ struct buf_sess {
 };
 
 struct anl {
+	const char *prog;                  /* for messages */
 	struct filters filt;
 	bool json, folded, folded_lat, summary;
 	const char *perfetto_path;
@@ -79,28 +82,29 @@ uint64_t anl_session_latency(const struct anl_session *s)
 }
 
 /* ------------------------------------------------------------------ CLI */
-struct anl *anl_new(void)
+struct anl *anl_new(const char *prog)
 {
 	struct anl *a = calloc(1, sizeof(*a));
 
 	if (a) {
+		a->prog = prog;
 		filters_init(&a->filt);
 		a->text = true;
 	}
 	return a;
 }
 
-static int perr(const char *msg)
+static int perr(const struct anl *a, const char *msg)
 {
-	fprintf(stderr, PROG ": %s\nTry '" PROG " --help' for more information.\n", msg);
+	fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", a->prog, msg, a->prog);
 	return -1;
 }
 
 /* --NAME=V or --NAME V where V is W1 or W2: sets *second to V == W2 and
  * returns the arguments used; 0 when argv[i] is not --NAME; -1 after a
  * usage error */
-static int two_way(const char *name, const char *w1, const char *w2, int argc, char **argv,
-		   int i, bool *second)
+static int two_way(const struct anl *a, const char *name, const char *w1, const char *w2,
+		   int argc, char **argv, int i, bool *second)
 {
 	size_t n = strlen(name);
 	const char *s = argv[i], *v;
@@ -111,7 +115,7 @@ static int two_way(const char *name, const char *w1, const char *w2, int argc, c
 	v = s[n] ? s + n + 1 : (i + 1 < argc ? argv[i + 1] : "");
 	if (strcmp(v, w1) && strcmp(v, w2)) {
 		snprintf(err, sizeof(err), "%s: expected '%s' or '%s', got '%s'", name, w1, w2, v);
-		return perr(err);
+		return perr(a, err);
 	}
 	*second = !strcmp(v, w2);
 	return s[n] ? 1 : 2;
@@ -135,23 +139,23 @@ int anl_parse_arg(struct anl *a, int argc, char **argv, int i)
 		a->folded = true;
 		return 1;
 	}
-	if ((n = two_way("--folded-weight", "count", "latency", argc, argv, i, &a->folded_lat)) != 0) {
+	if ((n = two_way(a, "--folded-weight", "count", "latency", argc, argv, i, &a->folded_lat)) != 0) {
 		a->folded |= n > 0;
 		return n;
 	}
-	if ((n = two_way("--format", "text", "json", argc, argv, i, &a->json)) != 0)
+	if ((n = two_way(a, "--format", "text", "json", argc, argv, i, &a->json)) != 0)
 		return n;
 	if (!strncmp(s, "--perfetto", 10) && (s[10] == '=' || !s[10])) {
 		const char *v = s[10] ? s + 11 : (i + 1 < argc ? argv[i + 1] : NULL);
 
 		if (!v || !*v)
-			return perr("--perfetto needs an output file");
+			return perr(a, "--perfetto needs an output file");
 		a->perfetto_path = v;
 		return s[10] ? 1 : 2;
 	}
 	n = filters_parse_arg(&a->filt, argc, argv, i, err, sizeof(err));
 	if (n < 0)
-		return perr(err);
+		return perr(a, err);
 	return n;
 }
 
@@ -163,7 +167,9 @@ void anl_usage(FILE *f)
 		"  -n COMM / -N COMM        only / not this thread name (glob, repeatable)\n"
 		"  -x ERR / -X ERR          only sessions with / without this error (ENOMEM, 12, NULL)\n"
 		"  -L MS                    only sessions whose entry function took >= MS ms\n"
-		"  -S / -Sn                 successful sessions only / failing sessions only\n"
+		"  -S, -Sy / -Sn            successful sessions too (as without -S) / failing\n"
+		"                           sessions only: what they mean to the recorder\n"
+		"  --success-only           successful sessions only\n"
 		"  --stack-has GLOB         stack (logical, kernel, inlined with DWARF) has a matching\n"
 		"                           function (all must match)\n"
 		"  --entry GLOB             entry function matches (any of them)\n"
@@ -178,24 +184,58 @@ void anl_usage(FILE *f)
 		"  info FILE                what the recording holds\n");
 }
 
-int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
-	      char *err, size_t errlen)
+int anl_check_args(struct anl *a, char *err, size_t errlen)
 {
-	int stdout_outputs = a->json + a->folded + a->summary;
-
-	if (stdout_outputs > 1) {
+	if (a->json + a->folded + a->summary > 1) {
 		snprintf(err, errlen, "--format json, --folded and summary all write to stdout: "
 			 "choose one");
 		return -1;
 	}
-	a->env.meta = rsf_reader_meta(rd);
-	a->env.ksyms = rsf_reader_ksyms(rd, &a->env.nksyms);
-	a->env.mods = rsf_reader_modules(rd, &a->env.nmods);
-	a->env.funcs = rsf_reader_funcs(rd, &a->env.nfuncs);
+	if (a->perfetto_path) {   /* before anything slow: the file is written last */
+		char *copy = strdup(a->perfetto_path);
+		int r;
+
+		if (!copy) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		r = access(dirname(copy), W_OK);
+		free(copy);
+		if (r) {
+			snprintf(err, errlen, "--perfetto: cannot create '%s': %s", a->perfetto_path,
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+bool anl_text(const struct anl *a)
+{
+	return !a->json && !a->folded && !a->summary;
+}
+
+int anl_start_tables(struct anl *a, const struct rsf_meta *meta,
+		     const struct rsf_ksym *ksyms, size_t nksyms,
+		     const struct rsf_module *mods, size_t nmods,
+		     const struct rsf_func *funcs, size_t nfuncs,
+		     struct report_opts *opts, char *err, size_t errlen)
+{
+	if (anl_check_args(a, err, errlen))
+		return -1;
+	a->env.meta = meta;
+	a->env.ksyms = ksyms;
+	a->env.nksyms = nksyms;
+	a->env.mods = mods;
+	a->env.nmods = nmods;
+	a->env.funcs = funcs;
+	a->env.nfuncs = nfuncs;
 	a->verbose = opts->verbose;
 	if (filters_prepare(&a->filt, &a->env, err, errlen))
 		return -1;
-	a->text = stdout_outputs == 0;
+	if (a->filt.note[0])
+		fprintf(stderr, "%s: note: %s\n", a->prog, a->filt.note);
+	a->text = anl_text(a);
 	if (!a->text)
 		opts->show_stack = false;
 	if (a->json && !(a->jo = json_out_new(&a->env, stdout)))
@@ -214,6 +254,21 @@ int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
 oom:
 	snprintf(err, errlen, "out of memory");
 	return -1;
+}
+
+int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
+	      char *err, size_t errlen)
+{
+	const struct rsf_ksym *ksyms;
+	const struct rsf_module *mods;
+	const struct rsf_func *funcs;
+	size_t nksyms, nmods, nfuncs;
+
+	ksyms = rsf_reader_ksyms(rd, &nksyms);
+	mods = rsf_reader_modules(rd, &nmods);
+	funcs = rsf_reader_funcs(rd, &nfuncs);
+	return anl_start_tables(a, rsf_reader_meta(rd), ksyms, nksyms, mods, nmods, funcs, nfuncs,
+				opts, err, errlen);
 }
 
 void anl_set_symbolizer(struct anl *a, struct symbolizer *sym)
@@ -397,7 +452,7 @@ int anl_finish(struct anl *a, struct report *rep, const struct rsf_stats *stats)
 	if (a->sv)
 		summary_view_print(a->sv, stdout);
 	if (a->po && perfetto_out_finish(a->po, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
+		fprintf(stderr, "%s: %s\n", a->prog, err);
 		ret = -1;
 	}
 	if (filters_active(&a->filt) && a->verbose)
@@ -405,7 +460,7 @@ int anl_finish(struct anl *a, struct report *rep, const struct rsf_stats *stats)
 			(unsigned long long)a->filt.kept,
 			(unsigned long long)(a->filt.kept + a->filt.removed));
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, PROG ": error writing the output\n");
+		fprintf(stderr, "%s: error writing the output\n", a->prog);
 		ret = -1;
 	}
 	return ret;

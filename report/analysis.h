@@ -45,17 +45,32 @@ struct anl_session {
  * session span */
 uint64_t anl_session_latency(const struct anl_session *s);
 
-/* -------- hooks for report/main.c */
+/* -------- hooks for report/main.c and the live tool (live/main.c) */
 struct anl;   /* options + outputs; opaque */
 
-struct anl *anl_new(void);
+/* PROG names the command in messages */
+struct anl *anl_new(const char *prog);
 /* argv[i] is one of ours: returns the number of arguments consumed (>0),
  * 0 when it is not ours, -1 after printing a usage error */
 int anl_parse_arg(struct anl *a, int argc, char **argv, int i);
 void anl_usage(FILE *f);
-/* after the reader is open: resolves filters against the header, checks
- * impossible combinations, opens outputs. Returns 0, or -1 with a message
- * in err. May clear opts->show_stack when text is not wanted. */
+/* after parsing, before anything slow: combinations of outputs that
+ * cannot work whatever the recording (two outputs on stdout, a --perfetto
+ * file in a directory we cannot write). 0, or -1 with a message in err. */
+int anl_check_args(struct anl *a, char *err, size_t errlen);
+/* does stdout get the text views (no --format json, --folded, summary)? */
+bool anl_text(const struct anl *a);
+/* with the recording's header and tables (valid until anl_free): resolves
+ * filters against them, checks impossible combinations, opens outputs.
+ * Returns 0, or -1 with a message in err. May clear opts->show_stack when
+ * text is not wanted. A note worth saying (a filter that keeps everything
+ * of this recording) goes to stderr. */
+int anl_start_tables(struct anl *a, const struct rsf_meta *meta,
+		     const struct rsf_ksym *ksyms, size_t nksyms,
+		     const struct rsf_module *mods, size_t nmods,
+		     const struct rsf_func *funcs, size_t nfuncs,
+		     struct report_opts *opts, char *err, size_t errlen);
+/* the same, with the tables of an open recording */
 int anl_start(struct anl *a, struct rsf_reader *rd, struct report_opts *opts,
 	      char *err, size_t errlen);
 /* the outputs symbolize with SYM (borrowed: the text report's, DWARF

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include "filters.h"
 #include "result_fmt.h"
@@ -62,16 +63,37 @@ static const char *long_opt(const char *name, int argc, char **argv, int i, int 
 	return argv[i + 1];
 }
 
-static void add_conflict(struct filters *f, const char *msg)
+/* the outcome flags, spelled as the recorder spells them: 'y' for -S, -Sy,
+ * --success-stacks[=y] (successful sessions too, i.e. no outcome filter),
+ * 'n' for -Sn, --success-stacks=n, --errors-only (failing sessions only),
+ * 'o' for --success-only; 0 when A is none of them, -1 for a bad value */
+static int parse_outcome(const char *a)
 {
-	if (!f->conflict[0])
-		snprintf(f->conflict, sizeof(f->conflict), "%s", msg);
+	const char *v;
+
+	if (!strcmp(a, "--success-only"))
+		return 'o';
+	if (!strcmp(a, "--errors-only"))
+		return 'n';
+	if (!strcmp(a, "--success-stacks"))
+		return 'y';
+	if (!strncmp(a, "--success-stacks=", 17))
+		v = a + 17;
+	else if (!strncmp(a, "-S", 2))
+		v = a + 2;
+	else
+		return 0;
+	if (!*v || !strcasecmp(v, "y") || !strcasecmp(v, "yes"))
+		return 'y';
+	if (!strcasecmp(v, "n") || !strcasecmp(v, "no"))
+		return 'n';
+	return -1;
 }
 
 int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err, size_t errlen)
 {
 	const char *a = argv[i], *v;
-	int used = 1;
+	int used = 1, n;
 	bool missing;
 
 	if (!strcmp(a, "-p") || !strcmp(a, "-P")) {
@@ -133,15 +155,21 @@ int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err
 		f->min_lat_ns = (uint64_t)llround(ms * 1e6);
 		return used;
 	}
-	if (!strcmp(a, "-S") || !strcmp(a, "--success-only") ||
-	    !strcmp(a, "-Sn") || !strcmp(a, "--errors-only")) {
-		enum filt_outcome o = (!strcmp(a, "-S") || !strcmp(a, "--success-only")) ?
-				      FILT_SUCCESS_ONLY : FILT_ERROR_ONLY;
-
-		if (f->outcome_set && f->outcome != o)
-			add_conflict(f, "-S (success only) and -Sn (errors only) exclude each other");
-		f->outcome = o;
-		f->outcome_set = true;
+	if ((n = parse_outcome(a)) != 0) {
+		if (n < 0) {
+			snprintf(err, errlen, "bad -S value '%s': expected y or n (-S, -Sy, -Sn, "
+				 "--success-stacks[=y|n]) or --success-only",
+				 a[1] == '-' ? strchr(a, '=') + 1 : a + 2);
+			return -1;
+		}
+		if (n == 'y')
+			f->success_too = true;
+		else if (n == 'n')
+			f->errors_only = true;
+		else
+			f->success_only = true;
+		f->outcome = f->success_only ? FILT_SUCCESS_ONLY :
+			     f->errors_only ? FILT_ERROR_ONLY : FILT_ANY;
 		return 1;
 	}
 	if ((v = long_opt("--stack-has", argc, argv, i, &used, &missing)) ||
@@ -301,9 +329,9 @@ static int check_recording(const struct filters *f, const struct anl_env *env, c
 {
 	const struct rsf_meta *meta = env->meta;
 
-	if (f->outcome == FILT_SUCCESS_ONLY && !(meta->mode & RSF_MODE_SUCCESS)) {
-		snprintf(err, errlen, "impossible filter combination: -S keeps successful sessions "
-			 "only, and this recording was made without -S (failing sessions only)");
+	if (f->success_only && !(meta->mode & RSF_MODE_SUCCESS)) {
+		snprintf(err, errlen, "impossible filter combination: --success-only keeps successful "
+			 "sessions only, and this recording was made without -S (failing sessions only)");
 		return -1;
 	}
 	if (f->entries.n) {
@@ -339,8 +367,14 @@ int filters_prepare(struct filters *f, const struct anl_env *env, char *err, siz
 {
 	const struct rsf_meta *meta = env->meta;
 
-	if (f->conflict[0]) {
-		snprintf(err, errlen, "impossible filter combination: %s", f->conflict);
+	f->note[0] = '\0';
+	if (f->success_too && f->errors_only) {   /* as retsnoop-record says */
+		snprintf(err, errlen, "-Sy and -Sn contradict each other");
+		return -1;
+	}
+	if (f->success_only && f->errors_only) {
+		snprintf(err, errlen, "impossible filter combination: --success-only and -Sn "
+			 "(failing sessions only) exclude each other");
 		return -1;
 	}
 	if (f->npids) {
@@ -385,9 +419,14 @@ int filters_prepare(struct filters *f, const struct anl_env *env, char *err, siz
 				 "excluded by -X");
 			return -1;
 		}
-		if (f->outcome == FILT_SUCCESS_ONLY) {
-			snprintf(err, errlen, "impossible filter combination: -S keeps successful sessions "
-				 "only, -x asks for failing ones");
+		if (f->success_only) {
+			snprintf(err, errlen, "impossible filter combination: --success-only keeps "
+				 "successful sessions only, -x asks for failing ones");
+			return -1;
+		}
+		if (f->success_too) {   /* as retsnoop-record says */
+			snprintf(err, errlen, "-S (successful sessions too) cannot be combined with -x "
+				 "(sessions failing with the given errors only)");
 			return -1;
 		}
 	}
@@ -404,7 +443,12 @@ int filters_prepare(struct filters *f, const struct anl_env *env, char *err, siz
 			 f->since_txt, f->until_txt);
 		return -1;
 	}
-	return check_recording(f, env, err, errlen);
+	if (check_recording(f, env, err, errlen))
+		return -1;
+	if (f->success_too && !f->success_only && !(meta->mode & RSF_MODE_SUCCESS))
+		snprintf(f->note, sizeof(f->note), "-S: this recording holds no successful sessions "
+			 "(it was recorded without -S); showing its failing sessions");
+	return 0;
 }
 
 bool filters_active(const struct filters *f)

@@ -1,6 +1,6 @@
 /* filters.h - report-time session filters with the record-time flags
- * (-p/-P, -n/-N, -x/-X, -L, -S/-Sn) plus --stack-has, --entry and
- * --since/--until. Different filters combine with AND; repeats of -p, -n
+ * (-p/-P, -n/-N, -x/-X, -L, -S/-Sy/-Sn, meaning what they mean to the
+ * recorder) plus --success-only, --stack-has, --entry and --since/--until. Different filters combine with AND; repeats of -p, -n
  * and --entry are alternatives (OR), repeats of --stack-has must all match
  * (AND). Impossible combinations are rejected by filters_prepare(). */
 #ifndef RS_FILTERS_H
@@ -27,14 +27,16 @@ struct filters {
 	struct err_filter errs;                    /* -x/-X */
 	bool has_x, has_X;
 	uint64_t min_lat_ns;                       /* -L */
-	enum filt_outcome outcome;                 /* -S / -Sn */
-	bool outcome_set;
+	enum filt_outcome outcome;                 /* resolved by prepare */
+	bool success_too;                          /* -S, -Sy: failing and successful */
+	bool errors_only;                          /* -Sn */
+	bool success_only;                         /* --success-only */
 	struct glob_set stack_has;                 /* --stack-has (AND) */
 	struct glob_set entries;                   /* --entry (OR) */
 	const char *since_txt, *until_txt;
 	bool has_since, has_until;
 	int64_t since_ns, until_ns;                /* wall clock, resolved by prepare */
-	char conflict[160];                        /* first parse-time conflict */
+	char note[200];                            /* set by prepare: say it, don't fail */
 	uint64_t kept, removed;
 };
 
@@ -44,9 +46,11 @@ void filters_init(struct filters *f);
 int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err, size_t errlen);
 /* resolves times against the recording's header and rejects impossible
  * combinations, among the filters themselves and with what the recording
- * can hold (env->meta, env->funcs): -S on a recording of failing sessions
- * only, --entry matching none of its entry functions, --until before it
- * started. 0, or -1 with the reason in err. */
+ * can hold (env->meta, env->funcs): --success-only on a recording of
+ * failing sessions only, --entry matching none of its entry functions,
+ * --until before it started. 0, or -1 with the reason in err. On 0, a
+ * non-empty f->note is worth one line on stderr (-S on a recording made
+ * without -S). */
 int filters_prepare(struct filters *f, const struct anl_env *env, char *err, size_t errlen);
 bool filters_active(const struct filters *f);
 bool filters_keep(struct filters *f, const struct anl_session *s, struct anl_env *env);

@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	bool want_trace = false, want_stack = false, want_lbr = false;
 	uint32_t mode;
 	int ret = 0, n;
-	struct anl *anl = anl_new();
+	struct anl *anl = anl_new(PROG);
 
 	if (!anl) {
 		fprintf(stderr, PROG ": out of memory\n");

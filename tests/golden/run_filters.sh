@@ -61,7 +61,9 @@ list X-remove          -X ENOMEM
 list X-keep            -X EPERM
 list L-remove          -L 1
 list L-keep            -L 0.01
-list S-success         -S
+list S-all             -S
+list Sy-all            -Sy
+list success-only      --success-only
 list Sn-errors         -Sn
 list stack-has-logical --stack-has path_openat
 list stack-has-kernel  --stack-has capable
@@ -84,6 +86,9 @@ raw err-S-x            -S -x ENOENT $REC
 raw err-since-until    --since 22:13:30 --until 22:13:20 $REC
 raw err-p-P            -p 5 -P 5 $REC
 raw err-S-Sn           -S -Sn $REC
+raw err-bad-S          -Smaybe $REC
+raw err-success-only-x --success-only -x ENOENT $REC
+raw err-success-only-Sn --success-only -Sn $REC
 raw err-n-N            -n 'nginx' -N 'ngi*' $REC
 raw err-bad-time       --since 25:00:00 $REC
 raw err-bad-errno      -x EWHATEVER $REC

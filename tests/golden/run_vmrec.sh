@@ -110,7 +110,9 @@ list some X-null          $B -X NULL
 list all  X-keep          $B -X EPERM
 list some L               $T -L 100
 list some L-frac          $T -L 0.5
-list some S               $T -S
+list all  S               $T -S
+list all  S-no-success    $B -S
+list some success-only    $T --success-only
 list some Sn              $T -Sn
 list all  Sn-keep         $B -Sn
 list some stack-has       $T --stack-has array_map_alloc
@@ -128,7 +130,9 @@ list some combined        $T -n simfail -x EINVAL
 list some combined-3      $T -Sn -L 0.3 --entry '*openat'
 
 # impossible combinations: one line on stderr, exit 2
-golden_case err-S-no-success  -S $B
+golden_case err-success-only-no-success --success-only $B
+golden_case err-success-only-x --success-only -x ENOENT $T
+golden_case err-success-only-Sn --success-only -Sn $T
 golden_case err-entry-none    --entry '*sys_write' $T
 golden_case err-until-before  --until "$BEFORE" $T
 golden_case err-T-not-recorded -T $B

@@ -87,14 +87,53 @@ static void test_args(void)
 	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
 	filters_free(&f);
 
-	/* against what the recording can hold */
+	/* -S means what it means to the recorder: successful sessions too,
+	 * i.e. no outcome filter; on a recording without them, only a note */
 	filters_init(&f);
 	CHECK_INT(parse(&f, "-S", NULL, err, sizeof(err)), 1);
+	CHECK(!filters_active(&f));
 	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
+	CHECK_INT(f.note[0], 0);
 	m.mode = 0;                          /* recorded without -S */
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
+	CHECK(strstr(f.note, "recorded without -S") != NULL);
+	m.mode = RSF_MODE_SUCCESS;
+	CHECK_INT(parse(&f, "-Sn", NULL, err, sizeof(err)), 1);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);   /* -S -Sn */
+	CHECK(strstr(err, "contradict") != NULL);
+	filters_free(&f);
+	filters_init(&f);
+	CHECK_INT(parse(&f, "-Sy", NULL, err, sizeof(err)), 1);
+	CHECK_INT(parse(&f, "-x", "ENOENT", err, sizeof(err)), 2);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);   /* as at record time */
+	CHECK(strstr(err, "-x") != NULL);
+	filters_free(&f);
+	filters_init(&f);
+	CHECK_INT(parse(&f, "-Smaybe", NULL, err, sizeof(err)), -1);
+	CHECK(strstr(err, "maybe") != NULL);
+	CHECK_INT(parse(&f, "--success-stacks=n", NULL, err, sizeof(err)), 1);
+	CHECK_INT(f.outcome, FILT_ERROR_ONLY);
+	CHECK(filters_active(&f));
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
+	filters_free(&f);
+	/* --success-only: successful sessions only, impossible combinations */
+	filters_init(&f);
+	CHECK_INT(parse(&f, "--success-only", NULL, err, sizeof(err)), 1);
+	CHECK_INT(f.outcome, FILT_SUCCESS_ONLY);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
+	m.mode = 0;
 	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
 	CHECK(strstr(err, "without -S") != NULL);
 	m.mode = RSF_MODE_SUCCESS;
+	CHECK_INT(parse(&f, "-x", "ENOENT", err, sizeof(err)), 2);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	CHECK(strstr(err, "--success-only") != NULL);
+	filters_free(&f);
+	filters_init(&f);
+	CHECK_INT(parse(&f, "--success-only", NULL, err, sizeof(err)), 1);
+	CHECK_INT(parse(&f, "-Sn", NULL, err, sizeof(err)), 1);
+	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	CHECK(strstr(err, "exclude each other") != NULL);
 	filters_free(&f);
 	filters_init(&f);
 	CHECK_INT(parse(&f, "--entry", "map_*", err, sizeof(err)), 2);   /* not an entry function */
