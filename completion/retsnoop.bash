@@ -14,7 +14,8 @@ _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-o --output -C --config --config-help --dry-run -v --verbose -V --version
 	-h --help --"
 _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
-	--allow-build-id-mismatch"
+	--allow-build-id-mismatch --stack-has --format --perfetto --folded
+	--folded-weight --summary"
 _retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
 	--config-help -T --trace -E --call-stack -B --lbr --lbr-max-count -v -h
 	--help --version -p -P -n -N -x -X -L -S -Sy -Sn --success-only --stack-has

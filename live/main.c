@@ -1,11 +1,15 @@
 /* main.c - retsnoop, the live tool: records with the recorder's session
- * (record/session.h) and renders every session as it ends with the same
- * report engine retsnoop-report uses, so live output and a later
- * `retsnoop-report FILE` of the same run are identical. With -o it also
- * writes the recording. */
+ * (record/session.h) and hands every record to the same analysis and
+ * report engine retsnoop-report uses (report/analysis.h, report/report.h):
+ * text views or NDJSON per session as it ends, --stack-has filtering,
+ * --perfetto / --folded / --summary completed at exit. So live output and a
+ * later `retsnoop-report FILE` of the same run with the same flags are
+ * identical. With -o it also writes the recording (every session, before
+ * the report-time filters). */
 #include "record/features.h"
 #include "record/options.h"
 #include "record/session.h"
+#include "report/analysis.h"
 #include "report/report.h"
 #include "report/report_config.h"
 #include <stdio.h>
@@ -16,8 +20,10 @@
 
 struct live {
 	struct record_opts *o;
+	struct anl *anl;
 	struct report *rep;
 	struct report_opts ropts;
+	bool failed;              /* an output could not be written */
 };
 
 static int live_start(void *ctx, const struct rsf_meta *meta,
@@ -28,19 +34,30 @@ static int live_start(void *ctx, const struct rsf_meta *meta,
 	struct live *l = ctx;
 	char err[512];
 
+	/* the order of retsnoop-report: the outputs decide about the text
+	 * views before the report is made */
+	if (anl_start_tables(l->anl, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs, &l->ropts,
+			     err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return -1;
+	}
 	l->rep = report_new(meta, ksyms, nksyms, mods, nmods, funcs, nfuncs, &l->ropts, stdout,
 			    err, sizeof(err));
 	if (!l->rep) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return -1;
 	}
+	anl_set_symbolizer(l->anl, report_symbolizer(l->rep));
 	return 0;
 }
 
 static void live_ready(void *ctx)
 {
-	(void)ctx;
-	printf("Receiving data...\n");
+	struct live *l = ctx;
+
+	/* stdout holds exactly what retsnoop-report prints when it is JSON,
+	 * folded stacks or the summary */
+	fprintf(anl_text(l->anl) ? stdout : stderr, "Receiving data...\n");
 }
 
 static int live_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
@@ -48,7 +65,7 @@ static int live_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 	struct live *l = ctx;
 
 	(void)size;
-	report_feed(l->rep, rec);
+	anl_feed(l->anl, l->rep, rec);
 	return 0;
 }
 
@@ -58,9 +75,39 @@ static void live_end(void *ctx, const struct rsf_stats *stats)
 
 	if (!l->rep)
 		return;
-	report_finish(l->rep, stats);
+	if (anl_finish(l->anl, l->rep, stats))
+		l->failed = true;
 	report_free(l->rep);
 	l->rep = NULL;
+}
+
+/* the report outputs and filters the recorder's parser collected, parsed
+ * by the report's own parser; 0 or 2 after a one-line error */
+static int parse_report_args(struct live *l)
+{
+	struct record_opts *o = l->o;
+	char **args = (char **)o->report_args;
+	char err[512];
+
+	for (int i = 0; i < o->nreport_args;) {
+		int n = anl_parse_arg(l->anl, o->nreport_args, args, i, err, sizeof(err));
+
+		if (n < 0) {   /* worded like the recorder's option errors */
+			fprintf(stderr, "%s: %s (see --help)\n", PROG, err);
+			return 2;
+		}
+		if (n == 0) {   /* the recorder's parser only collects the report's flags */
+			fprintf(stderr, "%s: internal error: '%s' is not a report option\n", PROG,
+				args[i]);
+			return 2;
+		}
+		i += n;
+	}
+	if (anl_check_args(l->anl, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return 2;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -109,9 +156,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	r = record_run(&o, PROG, &hooks);
+	l.anl = anl_new(PROG);
+	if (!l.anl) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		record_opts_free(&o);
+		return 1;
+	}
+	r = parse_report_args(&l);
+	if (!r)
+		r = record_run(&o, PROG, &hooks);
+	if (!r && l.failed)
+		r = 1;
 	if (l.rep)
 		report_free(l.rep);
+	anl_free(l.anl);
 	record_opts_free(&o);
 	return r;
 }

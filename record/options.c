@@ -19,6 +19,13 @@ enum {
 	OPT_OUTPUT,
 	OPT_LBR_MAX_COUNT,
 	OPT_ALLOW_BUILD_ID_MISMATCH,
+	/* the live tool's report outputs and filters, handed to the report */
+	OPT_FORMAT,
+	OPT_FOLDED,
+	OPT_FOLDED_WEIGHT,
+	OPT_PERFETTO,
+	OPT_SUMMARY,
+	OPT_STACK_HAS,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +56,12 @@ static const struct option long_opts[] = {
 	{ "symbolize", optional_argument, NULL, 's' },
 	{ "lbr-max-count", required_argument, NULL, OPT_LBR_MAX_COUNT },
 	{ "allow-build-id-mismatch", no_argument, NULL, OPT_ALLOW_BUILD_ID_MISMATCH },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "folded-weight", required_argument, NULL, OPT_FOLDED_WEIGHT },
+	{ "perfetto", required_argument, NULL, OPT_PERFETTO },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "stack-has", required_argument, NULL, OPT_STACK_HAS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -101,8 +114,19 @@ void record_usage(FILE *f, const char *prog, bool live)
 "                            (default: -ss when a vmlinux with DWARF is found)\n"
 "      --lbr-max-count N     same as -C fmt.lbr-max-count=N (v0.9 name)\n"
 "      --allow-build-id-mismatch  use a -k vmlinux whose build-id differs (warns)\n"
-"Output:\n"
-"  -o, --output FILE         also write the recording, for retsnoop-report\n");
+"      --stack-has GLOB      show only sessions whose stack (logical, kernel, inlined\n"
+"                            with DWARF) has a matching function (repeatable, all\n"
+"                            must match); the -o recording keeps every session\n"
+"Output (each exactly what retsnoop-report prints for the -o recording):\n"
+"  -o, --output FILE         also write the recording, for retsnoop-report\n"
+"      --format text|json    text views (default) or NDJSON, a line per session as\n"
+"                            it ends\n"
+"      --perfetto FILE       also write Chrome trace-event JSON (ui.perfetto.dev),\n"
+"                            completed at exit\n"
+"      --folded              folded stacks for flamegraph.pl, printed at exit\n"
+"      --folded-weight=count|latency  weigh them by sessions or self latency (us)\n"
+"      --summary             failing functions, errors and latency percentiles,\n"
+"                            printed at exit\n");
 	else
 		fprintf(f,
 "Output:\n"
@@ -389,6 +413,23 @@ static enum record_parse parse(struct record_opts *o, int argc, char **argv, con
 			snprintf(buf, sizeof(buf), "fmt.lbr-max-count=%llu", (unsigned long long)v);
 			if (o->nreport_cfg < 32)
 				o->report_cfg[o->nreport_cfg++] = buf;
+			break;
+		}
+		case OPT_FORMAT: case OPT_FOLDED: case OPT_FOLDED_WEIGHT:
+		case OPT_PERFETTO: case OPT_SUMMARY: case OPT_STACK_HAS: {
+			const char *flag = c == OPT_FORMAT ? "--format" : c == OPT_FOLDED ? "--folded" :
+					   c == OPT_FOLDED_WEIGHT ? "--folded-weight" :
+					   c == OPT_PERFETTO ? "--perfetto" :
+					   c == OPT_SUMMARY ? "--summary" : "--stack-has";
+
+			if (!live)
+				return fail(prog, "unknown option '%s' (an output or filter of "
+					    "retsnoop-report and the live retsnoop)", flag);
+			if (o->nreport_args + 2 > (int)(sizeof(o->report_args) / sizeof(o->report_args[0])))
+				return fail(prog, "too many report options at '%s'", flag);
+			o->report_args[o->nreport_args++] = flag;
+			if (optarg)
+				o->report_args[o->nreport_args++] = optarg;
 			break;
 		}
 		case OPT_ALLOW_BUILD_ID_MISMATCH:

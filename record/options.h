@@ -49,6 +49,11 @@ struct record_opts {
 	bool allow_build_id_mismatch;
 	const char *report_cfg[32]; /* -C stacks.* / fmt.* values */
 	int nreport_cfg;
+	/* report outputs and filters (--format, --folded, --folded-weight,
+	 * --perfetto, --summary, --stack-has) as retsnoop-report arguments,
+	 * "--flag" then its value when it has one, for the report to parse */
+	const char *report_args[128];
+	int nreport_args;
 };
 
 #define RECORD_VERSION "0.1"
@@ -64,7 +69,8 @@ enum record_parse {
 
 enum record_parse record_opts_parse(struct record_opts *o, int argc, char **argv, const char *prog);
 /* the live tool: -o is optional and rendering flags (-s, -C stacks.*,
- * -C fmt.*, --lbr-max-count) are accepted */
+ * -C fmt.*, --lbr-max-count) and the report's outputs and --stack-has are
+ * accepted */
 enum record_parse record_opts_parse_live(struct record_opts *o, int argc, char **argv,
 					  const char *prog);
 void record_opts_free(struct record_opts *o);

@@ -94,37 +94,29 @@ struct anl *anl_new(const char *prog)
 	return a;
 }
 
-static int perr(const struct anl *a, const char *msg)
-{
-	fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", a->prog, msg, a->prog);
-	return -1;
-}
-
 /* --NAME=V or --NAME V where V is W1 or W2: sets *second to V == W2 and
- * returns the arguments used; 0 when argv[i] is not --NAME; -1 after a
- * usage error */
-static int two_way(const struct anl *a, const char *name, const char *w1, const char *w2,
-		   int argc, char **argv, int i, bool *second)
+ * returns the arguments used; 0 when argv[i] is not --NAME; -1 with a
+ * message in err */
+static int two_way(const char *name, const char *w1, const char *w2, int argc, char **argv,
+		   int i, bool *second, char *err, size_t errlen)
 {
 	size_t n = strlen(name);
 	const char *s = argv[i], *v;
-	char err[300];
 
 	if (strncmp(s, name, n) || (s[n] && s[n] != '='))
 		return 0;
 	v = s[n] ? s + n + 1 : (i + 1 < argc ? argv[i + 1] : "");
 	if (strcmp(v, w1) && strcmp(v, w2)) {
-		snprintf(err, sizeof(err), "%s: expected '%s' or '%s', got '%s'", name, w1, w2, v);
-		return perr(a, err);
+		snprintf(err, errlen, "%s: expected '%s' or '%s', got '%s'", name, w1, w2, v);
+		return -1;
 	}
 	*second = !strcmp(v, w2);
 	return s[n] ? 1 : 2;
 }
 
-int anl_parse_arg(struct anl *a, int argc, char **argv, int i)
+int anl_parse_arg(struct anl *a, int argc, char **argv, int i, char *err, size_t errlen)
 {
 	const char *s = argv[i];
-	char err[400];
 	int n;
 
 	if (i == 1 && !strcmp(s, "summary")) {
@@ -139,24 +131,24 @@ int anl_parse_arg(struct anl *a, int argc, char **argv, int i)
 		a->folded = true;
 		return 1;
 	}
-	if ((n = two_way(a, "--folded-weight", "count", "latency", argc, argv, i, &a->folded_lat)) != 0) {
+	if ((n = two_way("--folded-weight", "count", "latency", argc, argv, i, &a->folded_lat,
+			 err, errlen)) != 0) {
 		a->folded |= n > 0;
 		return n;
 	}
-	if ((n = two_way(a, "--format", "text", "json", argc, argv, i, &a->json)) != 0)
+	if ((n = two_way("--format", "text", "json", argc, argv, i, &a->json, err, errlen)) != 0)
 		return n;
 	if (!strncmp(s, "--perfetto", 10) && (s[10] == '=' || !s[10])) {
 		const char *v = s[10] ? s + 11 : (i + 1 < argc ? argv[i + 1] : NULL);
 
-		if (!v || !*v)
-			return perr(a, "--perfetto needs an output file");
+		if (!v || !*v) {
+			snprintf(err, errlen, "--perfetto needs an output file");
+			return -1;
+		}
 		a->perfetto_path = v;
 		return s[10] ? 1 : 2;
 	}
-	n = filters_parse_arg(&a->filt, argc, argv, i, err, sizeof(err));
-	if (n < 0)
-		return perr(a, err);
-	return n;
+	return filters_parse_arg(&a->filt, argc, argv, i, err, errlen);
 }
 
 void anl_usage(FILE *f)

@@ -51,8 +51,8 @@ struct anl;   /* options + outputs; opaque */
 /* PROG names the command in messages */
 struct anl *anl_new(const char *prog);
 /* argv[i] is one of ours: returns the number of arguments consumed (>0),
- * 0 when it is not ours, -1 after printing a usage error */
-int anl_parse_arg(struct anl *a, int argc, char **argv, int i);
+ * 0 when it is not ours, -1 with a one-line message in err */
+int anl_parse_arg(struct anl *a, int argc, char **argv, int i, char *err, size_t errlen);
 void anl_usage(FILE *f);
 /* after parsing, before anything slow: combinations of outputs that
  * cannot work whatever the recording (two outputs on stdout, a --perfetto

@@ -167,9 +167,9 @@ int main(int argc, char **argv)
 				path = argv[++i];
 			if (i + 1 < argc)
 				return usage_error("unexpected argument '%s'", argv[i + 1]);
-		} else if ((n = anl_parse_arg(anl, argc, argv, i)) != 0) {
+		} else if ((n = anl_parse_arg(anl, argc, argv, i, err, sizeof(err))) != 0) {
 			if (n < 0)
-				return 2;
+				return usage_error("%s", err);
 			i += n - 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("unknown option '%s'", a);

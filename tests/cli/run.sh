@@ -101,6 +101,20 @@ usage_err "retsnoop bad -s level"           "bad -s value 'q'" "$LIVE" -sq -e x
 usage_err "retsnoop bad --lbr-max-count"    "bad --lbr-max-count 'many'" "$LIVE" --lbr-max-count many -e x
 usage_err "retsnoop unknown stacks key"     "unknown config key 'stacks.nope' (see --config-help)" "$LIVE" -C stacks.nope=1 -e x
 usage_err "retsnoop bad stacks bool"        "invalid boolean 'maybe' for 'stacks.emit-addrs'" "$LIVE" -C stacks.emit-addrs=maybe -e x
+# the report's outputs and --stack-has, live: checked before anything is traced
+usage_err "retsnoop bad --format"           "--format: expected 'text' or 'json', got 'xml'" "$LIVE" --format xml -e x
+usage_err "retsnoop bad --folded-weight"    "--folded-weight: expected 'count' or 'latency', got 'heavy'" "$LIVE" --folded-weight=heavy -e x
+usage_err "retsnoop two stdout outputs"     "--format json, --folded and summary all write to stdout: choose one" "$LIVE" --folded --format json -e x
+usage_err "retsnoop two stdout outputs (2)" "choose one" "$LIVE" --summary --folded-weight latency -e x
+usage_err "retsnoop --perfetto bad dir"     "--perfetto: cannot create '/nonexistent/dir/x.json': No such file or directory" "$LIVE" --perfetto /nonexistent/dir/x.json -e x
+usage_err "retsnoop empty --stack-has"      "--stack-has: invalid glob ''" "$LIVE" --stack-has '' -e x
+usage_err "retsnoop --stack-has path glob"  "--stack-has: source-path globs are not supported here (':kernel/bpf/*.c')" "$LIVE" --stack-has ':kernel/bpf/*.c' -e x
+for f in --format --perfetto --stack-has --folded-weight; do
+	usage_err "retsnoop-record has no $f"   "unknown option '$f' (an output or filter of retsnoop-report" "$REC" "$f" x -e x -o "$W/x.rsr"
+done
+for f in --folded --summary; do
+	usage_err "retsnoop-record has no $f"   "unknown option '$f' (an output or filter of retsnoop-report" "$REC" "$f" -e x -o "$W/x.rsr"
+done
 
 # ---- retsnoop-report
 usage_err "retsnoop-report unknown flag"    "unknown option '--bogus'" "$REP" --bogus f.rsr
