@@ -120,7 +120,12 @@ int main(int argc, char **argv)
 	};
 	int r;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* line-buffered for | tee and | grep; a 64 KiB buffer so that one
+	 * NDJSON line (a session with its kernel stack and trace) usually goes
+	 * out in one write, not interleaved with a traced command's output */
+	static char outbuf[1 << 16];
+
+	setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));
 	switch (record_opts_parse_live(&o, argc, argv, PROG)) {
 	case RECORD_PARSE_RUN:
 		break;

@@ -4,6 +4,11 @@
 #  * `retsnoop ... -o FILE -- simfail CASE` for several cases (stack view,
 #    rendering settings, -T, -T -E, an -x filter): the live stdout equals
 #    `retsnoop-report` of the written file with the same flags;
+#  * the report's outputs live (--format json, --summary with --perfetto,
+#    --folded-weight=latency) and --stack-has: stdout (and the Perfetto
+#    file) equal to `retsnoop-report` of the -o file with the same flags,
+#    which keeps every session; -S live equals the report's -S, and the
+#    report's --success-only / -Sn split it;
 #  * an entry glob matching nothing: exit 1 and one line saying why;
 #  * --dry-run -v: the function list and the attach plan, nothing attached;
 #  * SIGTERM and SIGINT while tracing everything: Detaching... / drop
@@ -50,6 +55,14 @@ run settings   \$L -sn -C stacks.emit-addrs=1 -C stacks.dec-offs=1 $BPF -o /out/
 run trace      \$L -T $BPF -o /out/trace.rsr -- ./simfail bpf-bad-map-key-size-array
 run trace-both \$L -T -E $OPEN -o /out/trace-both.rsr -- ./simfail open-missing
 run xfilter    \$L -x EFAULT $BPF -o /out/xfilter.rsr -- ./simfail bpf-bad-map-max-entries-array bpf-bad-map-lookup-key
+# the report's outputs and --stack-has, live
+TWO="bpf-bad-map-max-entries-array bpf-bad-map-lookup-key"
+run json       \$L --format json $BPF -o /out/json.rsr -- ./simfail \$TWO
+run stackhas   \$L --stack-has vmemdup_user $BPF -o /out/stackhas.rsr -- ./simfail \$TWO
+run summary    \$L --summary --perfetto /out/summary.perfetto.json $BPF -o /out/summary.rsr -- ./simfail \$TWO
+run folded     \$L -T --folded-weight=latency $BPF -o /out/folded.rsr -- ./simfail bpf-bad-map-key-size-array
+# -S live, then the report with the same -S
+run success    \$L -S $BPF -o /out/success.rsr -- ./simfail bpf-simple-map bpf-bad-map-max-entries-array
 # no entry function matched
 run nomatch    \$L -e 'no_such_function_xyz*' -a 'array_map_*'
 # dry run: the list and the plan, for kprobe.multi and for kprobes
@@ -132,6 +145,56 @@ check "trace-both: trace and stack views, -ENOENT" \
 same_as_report xfilter -x EFAULT
 check "xfilter: one session kept, the -EFAULT one" \
 	bash -c "[ \$(grep -c 'TID/PID' '$OUT/xfilter.out') = 1 ] && grep -q '\[-EFAULT\]' '$OUT/xfilter.out' && ! grep -q '\[-EINVAL\]' '$OUT/xfilter.out'"
+
+# the report's outputs, live: stdout is exactly what retsnoop-report prints
+# for the recording (Receiving data... goes to stderr)
+same_output() {  # NAME REPORT-FLAGS...
+	local name=$1; shift
+	if [ ! -f "$OUT/$name.rsr" ]; then
+		bad "$name: no recording (exit $(rc "$name"): $(head -3 "$OUT/$name.err" 2>/dev/null))"
+		return 1
+	fi
+	check "$name: live exit status 0" [ "$(rc "$name")" = 0 ]
+	check "$name: Receiving data... on stderr, not stdout" \
+		bash -c "grep -qx 'Receiving data\.\.\.' '$OUT/$name.err' && ! grep -q 'Receiving data' '$OUT/$name.out'"
+	check "$name: Detaching... and DONE in N ms. on stderr" \
+		bash -c "grep -qx 'Detaching\.\.\.' '$OUT/$name.err' && grep -Eqx 'DONE in [0-9]+ ms\.' '$OUT/$name.err'"
+	if diff <(live "$name") <(rep "$@" "$OUT/$name.rsr") >"$WORK/$name.diff"; then
+		ok "$name: live stdout identical to retsnoop-report $* of its recording"
+	else
+		bad "$name: live stdout differs from retsnoop-report $*"; head -20 "$WORK/$name.diff"
+	fi
+}
+same_output json --format json
+njson=$(live json | wc -l)
+check "json: $njson NDJSON line(s), each one object with a session_id, two sessions" \
+	python3 -c 'import json, sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith("simfail: ")]
+assert len(lines) == 2, len(lines)
+for l in lines:
+    assert isinstance(json.loads(l)["session_id"], int)' "$OUT/json.out"
+same_as_report stackhas --stack-has vmemdup_user
+kept=$(live stackhas | grep -c 'TID/PID')
+recorded=$(rep "$OUT/stackhas.rsr" | grep -c 'TID/PID')
+check "stackhas: live kept $kept of the $recorded recorded sessions: 1 of 2, the vmemdup_user one" \
+	bash -c "[ $kept = 1 ] && [ $recorded = 2 ] && grep -q '\[-EFAULT\] *vmemdup_user' '$OUT/stackhas.out'"
+same_output summary summary
+check "summary: counts the two failing sessions" grep -q '^SESSIONS: 2 (2 failed' "$OUT/summary.out"
+rep --perfetto "$WORK/summary.perfetto.json" "$OUT/summary.rsr" >/dev/null
+check "summary: live --perfetto file identical to retsnoop-report --perfetto of the recording" \
+	bash -c "[ -s '$OUT/summary.perfetto.json' ] && cmp -s '$OUT/summary.perfetto.json' '$WORK/summary.perfetto.json'"
+same_output folded --folded-weight=latency
+check "folded: stacks with latency weights" grep -Eq '^__x64_sys_bpf;.* [0-9]+$' "$OUT/folded.out"
+# -S: the live tool shows successful sessions too; the report with the same
+# -S shows the same, --success-only / -Sn each remove some of them
+same_as_report success -S
+nsucc=$(rep --success-only --format json "$OUT/success.rsr" | wc -l)
+nfail=$(rep -Sn --format json "$OUT/success.rsr" | wc -l)
+nall=$(live success | grep -c 'TID/PID')
+check "success: live -S showed $nall session(s): $nsucc successful and $nfail failing, both kinds" \
+	bash -c "[ $nsucc -ge 1 ] && [ $nfail -ge 1 ] && [ $((nsucc + nfail)) = $nall ]"
+check "success: report -S = report without -S on a recording made with -S" \
+	diff <(rep -S "$OUT/success.rsr") <(rep "$OUT/success.rsr")
 
 # no entry function matched
 check "nomatch: exit 1, one line naming the glob and why ($(head -c 200 "$OUT/nomatch.err"))" \
