@@ -117,7 +117,7 @@ void record_usage(FILE *f, const char *prog, bool live)
 "      --stack-has GLOB      show only sessions whose stack (logical, kernel, inlined\n"
 "                            with DWARF) has a matching function (repeatable, all\n"
 "                            must match); the -o recording keeps every session\n"
-"Output (each exactly what retsnoop-report prints for the -o recording):\n"
+"Output (the same as retsnoop-report prints for the -o recording, same flags):\n"
 "  -o, --output FILE         also write the recording, for retsnoop-report\n"
 "      --format text|json    text views (default) or NDJSON, a line per session as\n"
 "                            it ends\n"
