@@ -12,7 +12,9 @@ static const char *const bpf_allow[] = {
 static const char *const bpf_deny[] = {
 	"bpf_get_smp_processor_id", "bpf_get_current_pid_tgid", "*migrate*",
 	"rcu_read_lock*", "rcu_read_unlock*", "bpf_lsm_*", "check_cfs_rq_runtime",
-	"find_busiest_group", "find_vma*", "btf_sec_info_cmp", "copy_to_user_nofault", NULL,
+	"find_busiest_group", "find_vma*", "btf_sec_info_cmp", "copy_to_user_nofault",
+	/* what bpf_probe_read_kernel() runs: in this preset only our own programs call it */
+	"copy_from_kernel_nofault*", NULL,
 };
 static const char *const perf_entry[] = { "*_sys_perf_event_open", "perf_ioctl", NULL };
 static const char *const perf_allow[] = { "*perf_*", NULL };
@@ -46,6 +48,13 @@ const char *const enforced_deny[] = {
 	"__bpf_tramp_enter*", "__bpf_tramp_exit*", "update_prog_stats", "inc_misses_counter",
 	"bpf_prog_start_time", "bpf_get_stack*", "bpf_ringbuf_*", "__bpf_ringbuf_*",
 	"bpf_get_func_ip*", "bpf_get_attach_cookie*", "bpf_get_branch_snapshot*",
+	/* BPF helper implementations retsnoop's own programs call on every event
+	 * (only BPF programs call them): a probe on them can only ever fire
+	 * inside our program, where the kernel skips it as a missed probe */
+	"bpf_ktime_get_ns", "bpf_get_current_pid_tgid", "bpf_get_current_comm",
+	"bpf_get_current_task", "bpf_get_current_task_btf", "bpf_probe_read_kernel",
+	"bpf_probe_read_kernel_str", "bpf_map_lookup_elem", "bpf_map_update_elem",
+	"bpf_map_delete_elem",
 	"arch_cpu_idle", "default_idle", "cpu_idle_poll", "do_idle",
 	"*trace_hardirqs*", "lockdep_*", "__lock_acquire", "lock_acquire", "lock_release",
 	"rethook_*", "kprobe_*", "*kretprobe*", "fprobe_*", "ftrace_*", "*_ftrace_*",
