@@ -73,10 +73,6 @@ $(O)/mkrec: tests/golden/mkrec.c tests/golden/reclib.c tests/golden/reclib.h $(L
 $(O)/mkrec_views: tests/golden/mkrec_views.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
-# raw DWARF reader vs libdw on every unit of a vmlinux, under the sanitizers
-$(O)/rawcheck: tests/dwarf/rawcheck.c $(ASAN_OBJS)
-	$(CC) $(CFLAGS) -O1 $(SANFLAGS) -o $@ $< $(ASAN_OBJS) $(LDLIBS)
-
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -88,7 +84,7 @@ $(O):
 	mkdir -p $(O)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec $(O)/rawcheck
+test: all $(TEST_BINS) $(O)/mkrec
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)

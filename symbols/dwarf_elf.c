@@ -171,3 +171,24 @@ int elf_symbol_addr(Elf *elf, const char *name, uint64_t *addr)
 	}
 	return -1;
 }
+
+int elf_section_extent(Elf *elf, const char *name, uint64_t *off, uint64_t *size)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(n, name))
+			continue;
+		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED))
+			return -1;
+		*off = sh.sh_offset;
+		*size = sh.sh_size;
+		return 0;
+	}
+	return -1;
+}

@@ -1,6 +1,7 @@
 /* dwarf_elf.h - ELF-level helpers of the DWARF symbolizer (internal):
- * the GNU build-id note and the .symtab function table used as the name
- * fallback where DWARF has no function (assembly code). */
+ * the GNU build-id note, the .symtab function table used as the name
+ * fallback where DWARF has no function (assembly code), and where a
+ * section's bytes lie in the file. */
 #ifndef RS_DWARF_ELF_H
 #define RS_DWARF_ELF_H
 
@@ -31,5 +32,8 @@ int elf_funcs_bind_rank(int bind);
 const char *elf_funcs_lookup(const struct elf_funcs *f, uint64_t addr);
 /* value of any symbol by name; 0 ok, -1 absent */
 int elf_symbol_addr(Elf *elf, const char *name, uint64_t *addr);
+/* file offset and size of the named section when its bytes are stored as
+ * is (not SHT_NOBITS, not compressed); 0 ok, -1 otherwise */
+int elf_section_extent(Elf *elf, const char *name, uint64_t *off, uint64_t *size);
 
 #endif

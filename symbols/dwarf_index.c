@@ -1,7 +1,7 @@
 /* dwarf_index.c - address lookups on one compile unit's compact
  * symbolization index (function-scope intervals, scope tree, line rows,
  * strings; see dwarf_index.h), and freeing it. The index is built by
- * dwarf_idx_raw.c or dwarf_idx_libdw.c through dwarf_ibuild.c. */
+ * dwarf_index_build.c. */
 #include <stdlib.h>
 #include <string.h>
 #include "dwarf_index.h"

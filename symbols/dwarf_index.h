@@ -2,7 +2,7 @@
  * partition of the CU's code into intervals mapping to the innermost
  * function scope (subprogram or inlined instance), the scope tree, the
  * deduplicated line table and the CU's string pool. The same layout is used
- * in memory (built from DWARF by dwarf_index_build[_raw]) and inside the
+ * in memory (built from DWARF by dwarf_index_build) and inside the
  * persistent cache file (symcache.h), so lookups never parse DWARF twice. */
 #ifndef RS_DWARF_INDEX_H
 #define RS_DWARF_INDEX_H
@@ -55,15 +55,11 @@ struct sym_frame {
 	int is_inline;      /* 1: inlined into the next (outer) frame */
 };
 
-/* Builds the index of one CU from its DIE through libdw
- * (dwarf_idx_libdw.c). Returns 0 or -1 (libdw error). */
-int dwarf_index_build(Dwarf_Die *cudie, struct dwi_cu *out);
-/* The same index from the unit whose header is at unit_off, through the
- * raw reader (dwarf_idx_raw.c, several times faster, thread-safe).
- * Returns 0, -1 (out of memory) or DRAW_UNSUPPORTED (dwarf_raw.h): the
- * unit uses something the raw reader leaves to libdw. */
-struct dwarf_raw;
-int dwarf_index_build_raw(const struct dwarf_raw *r, uint64_t unit_off, struct dwi_cu *out);
+/* Builds, through libdw (dwarf_index_build.c), the index of the compile
+ * unit whose header is at unit_off in dbg's .debug_info. Returns 0, or -1
+ * (no unit there, libdw error, out of memory; *out is then empty). Uses
+ * only dbg: separate Dwarf handles may build in separate threads. */
+int dwarf_index_build(Dwarf *dbg, uint64_t unit_off, struct dwi_cu *out);
 void dwarf_index_free(struct dwi_cu *cu);
 
 /* Frames for addr (exact address, innermost first). Returns the number of

@@ -3,9 +3,9 @@
  * with every code section placed where the kernel loaded it (the recorded
  * per-section addresses), so the module's DWARF and symbol table speak
  * runtime addresses;
- * its compile units are then indexed and looked up like vmlinux's, through
- * libdw (dwarf_idx_libdw.c: modules are small, and the raw reader does not
- * apply relocations). */
+ * its compile units are then indexed and looked up like vmlinux's
+ * (dwarf_index_build.c), on one thread: libdwfl owns the one relocated
+ * Dwarf handle. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

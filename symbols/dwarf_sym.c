@@ -1,7 +1,8 @@
 /* dwarf_sym.c - the symbolizer core: opens the ELF, finds the compile
  * unit of an address (.debug_aranges or the cache's CU table), indexes CUs
- * lazily with dwarf_index.c, serves them from / saves them to the
- * symcache, and falls back to .symtab names (see dwarf_sym.h). */
+ * lazily through libdw (dwarf_index_build.c; a batch's CUs on several
+ * threads, each with its own libdw handle), serves them from / saves them
+ * to the symcache, and falls back to .symtab names (see dwarf_sym.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,13 +20,21 @@
 #include "dwarf_elf.h"
 #include "symcache.h"
 
-/* CUs indexed between two libdw handle recycles: libdw keeps every line
- * table and abbrev it ever read until dwarf_end, so dropping the handle
- * bounds peak memory on big batches */
-#define RECYCLE_EVERY 128
+/* CUs indexed through one libdw handle before it is recycled: libdw
+ * keeps every line table and abbrev it read until dwarf_end, so dropping
+ * the handle bounds peak memory on big batches */
+#define RECYCLE_EVERY 64
 /* a batch needing this many unindexed CUs is indexed by several threads */
 #define PREFETCH_MIN_CUS 16
 #define MAX_THREADS 4
+/* file pages are dropped in blocks of this alignment: a page fault maps
+ * the surrounding 64 KB block (the kernel's default fault-around) */
+#define RELEASE_ALIGN ((uintptr_t)64 << 10)
+/* bytes from a unit header that libdw reads when it adds the unit to its
+ * unit table (header and the start of the CU DIE); their pages stay */
+#define UNIT_KEEP 256
+/* unit headers read between two drops of file pages */
+#define WALK_STEP 64
 
 static int range_cmp(const void *pa, const void *pb)
 {
@@ -49,30 +58,127 @@ int dwarf_sym_dbg(struct dwarf_sym *ds)
 	return ds->dbg ? 0 : -1;
 }
 
-/* drops the file pages we touched from our RSS (they stay in the page
- * cache); safe while other threads read the mapping: they fault the
- * pages back in */
-static void release_pages(struct dwarf_sym *ds)
+/* start of .debug_info in elf's image of the file, NULL if not there
+ * as is */
+static const char *info_base(const struct dwarf_sym *ds, Elf *elf)
 {
 	size_t sz = 0;
-	if (ds->external)
+	char *raw = elf_rawfile(elf, &sz);
+	if (!raw || !ds->info_size || ds->info_off + ds->info_size > sz)
+		return NULL;
+	return raw + ds->info_off;
+}
+
+/* drops the mapped pages of .debug_info [lo, hi), widened to whole
+ * RELEASE_ALIGN blocks inside the section, from our RSS, except the pages
+ * holding the first UNIT_KEEP bytes of the units known so far (so a new
+ * handle's unit-table walk faults nothing in). Dropped pages stay in the
+ * page cache and fault back in if read again (even by another thread
+ * reading the same mapping). */
+static void release_info(const struct dwarf_sym *ds, const char *info, uint64_t lo, uint64_t hi)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t base = (uintptr_t)info, mask = RELEASE_ALIGN - 1;
+
+	if (!info)
 		return;
-	char *raw = elf_rawfile(ds->elf, &sz);
-	if (raw && sz) {
-		long pg = sysconf(_SC_PAGESIZE);
-		uintptr_t a = ((uintptr_t)raw + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
-		if (a < (uintptr_t)raw + sz)
-			madvise((void *)a, (uintptr_t)raw + sz - a, MADV_DONTNEED);
+	/* the widened range, as .debug_info offsets */
+	uint64_t a = (base + lo) & ~mask, b = (base + hi + mask) & ~mask;
+	a = a < base ? 0 : a - base;
+	b = b - base > ds->info_size ? ds->info_size : b - base;
+	/* the first known unit whose kept bytes reach past a */
+	uint32_t i = 0, j = ds->nunits;
+	while (i < j) {
+		uint32_t m = i + (j - i) / 2;
+		if (ds->units[m] + UNIT_KEEP <= a)
+			i = m + 1;
+		else
+			j = m;
+	}
+	uint64_t cur = a;
+	for (;; i++) {
+		uint64_t stop = i < ds->nunits && ds->units[i] < b ? ds->units[i] : b;
+		/* [cur, stop) shrunk to whole pages */
+		uint64_t x = (base + cur + pg - 1) / pg * pg, y = (base + stop) / pg * pg;
+		if (x < y)
+			madvise((void *)(uintptr_t)x, y - x, MADV_DONTNEED);
+		if (stop == b)
+			break;
+		cur = ds->units[i] + UNIT_KEEP;
+		if (cur >= b)
+			break;
 	}
 }
 
-static void recycle_dbg(struct dwarf_sym *ds)
+/* Lists every unit's header offset (ds->units), once per ds, before any
+ * worker thread exists, dropping every WALK_STEP units the pages faulted
+ * in around the headers but not the headers' own pages: libdw's first
+ * lookup of a unit in a fresh handle reads the header of every unit
+ * before it (its unit table is built in file order), and with those pages
+ * resident that walk faults nothing in; otherwise each handle's walk
+ * would map ~100 MB of a vmlinux (64 KB around each header) and take
+ * ~10 ms of page faults. */
+static void collect_units(struct dwarf_sym *ds)
 {
-	if (!ds->dbg || ds->external)
+	const char *info = info_base(ds, ds->elf);
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	uint64_t done = 0;
+
+	if (ds->units_done || dwarf_sym_dbg(ds))
 		return;
-	dwarf_end(ds->dbg);
-	ds->dbg = NULL;
-	release_pages(ds);
+	ds->units_done = true;
+	while (dwarf_nextcu(ds->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (ds->nunits == cap) {
+			cap = cap ? cap * 2 : 4096;
+			uint64_t *nu = realloc(ds->units, cap * sizeof(*nu));
+			if (!nu)
+				break;
+			ds->units = nu;
+		}
+		ds->units[ds->nunits++] = off;
+		if (ds->nunits % WALK_STEP == 0 && info) {
+			release_info(ds, info, done, off);
+			done = off;
+		}
+		off = next;
+	}
+	if (info)
+		release_info(ds, info, done, ds->info_size);
+}
+
+/* a libdw reader of the file: ds's own (ds->elf, ds->dbg) or a prefetch
+ * worker's, whose Elf reads the same mapping; each has its own Dwarf, as
+ * libdw handles are never shared between threads */
+struct reader {
+	Elf *elf;
+	Dwarf *dbg;     /* NULL until opened, and after a recycle */
+	int built;      /* CUs indexed through dbg */
+};
+
+/* Indexes CU cu through r (vmlinux only: a module's handle is libdwfl's;
+ * call collect_units first). 0, -1 (unit not indexed) or -2 (no libdw
+ * handle). Keeps the RSS of big batches bounded: a unit's .debug_info
+ * pages are dropped once it is indexed (a unit is read once), and the
+ * handle is recycled every RECYCLE_EVERY units. */
+static int reader_build(struct dwarf_sym *ds, struct reader *r, uint32_t cu)
+{
+	const char *info = info_base(ds, r->elf);
+	uint64_t off = ds->cu_offs[cu];
+	Dwarf_Off next;
+	size_t hsize;
+
+	if (!r->dbg && !(r->dbg = dwarf_begin_elf(r->elf, DWARF_C_READ, NULL)))
+		return -2;
+	int ret = dwarf_index_build(r->dbg, off, &ds->cus[cu]);
+	if (info && dwarf_nextcu(r->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0)
+		release_info(ds, info, off, next);
+	if (++r->built >= RECYCLE_EVERY) {
+		dwarf_end(r->dbg);
+		r->dbg = NULL;
+		r->built = 0;
+	}
+	return ret;
 }
 
 /* CU table from .debug_aranges (read directly, so no CU is touched
@@ -173,16 +279,6 @@ oom:
 	return -1;
 }
 
-/* the CU DIE of the unit whose header is at unit_off */
-static int unit_die(struct dwarf_sym *ds, uint64_t unit_off, Dwarf_Die *die)
-{
-	Dwarf_Off next;
-	size_t hsize;
-	if (dwarf_nextcu(ds->dbg, unit_off, &next, &hsize, NULL, NULL, NULL) != 0)
-		return -1;
-	return dwarf_offdie(ds->dbg, unit_off + hsize, die) ? 0 : -1;
-}
-
 struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct dwarf_sym *ds = calloc(1, sizeof(*ds));
@@ -214,10 +310,10 @@ struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, si
 		dwarf_sym_close(ds);
 		return dwarf_sym_open_module(path, NULL, NULL, 0, err, errlen);
 	}
-	const char *force = getenv("RETSNOOP_DWARF_LIBDW");
-	ds->raw_ok = !(force && *force && strcmp(force, "0")) && !dwarf_raw_open(ds->elf, &ds->raw);
 	int bl = elf_build_id(ds->elf, ds->bid, sizeof(ds->bid));
 	ds->bidlen = bl > 0 ? (size_t)bl : 0;
+	if (elf_section_extent(ds->elf, ".debug_info", &ds->info_off, &ds->info_size))
+		ds->info_size = 0;
 
 	if (!(flags & DWARF_SYM_NO_CACHE) && ds->bidlen &&
 	    !symcache_path(ds->bid, ds->bidlen, ds->cache_path, sizeof(ds->cache_path)))
@@ -321,6 +417,7 @@ void dwarf_sym_close(struct dwarf_sym *ds)
 	free(ds->cu_state);
 	free(ds->ranges);
 	free(ds->cu_offs);
+	free(ds->units);
 	symcache_close(ds->sc);
 	elf_funcs_free(&ds->funcs);
 	if (ds->external) {
@@ -396,30 +493,22 @@ int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu)
 			return 0;
 		}
 	}
-	if (ds->raw_ok) {
-		int r = dwarf_index_build_raw(&ds->raw, ds->cu_offs[cu], &ds->cus[cu]);
-		if (r != DRAW_UNSUPPORTED) {
-			ds->cu_state[cu] = r ? CU_FAILED : CU_READY;
-			ds->dirty |= !r;
-			if (++ds->built_since_recycle >= RECYCLE_EVERY) {
-				ds->built_since_recycle = 0;
-				release_pages(ds);
-			}
-			return r ? -1 : 0;
-		}
+	int r;
+	if (ds->external) {
+		r = dwarf_index_build(ds->dbg, ds->cu_offs[cu], &ds->cus[cu]);
+	} else {
+		collect_units(ds);
+		struct reader rd = { ds->elf, ds->dbg, ds->dbg_built };
+		r = reader_build(ds, &rd, cu);
+		ds->dbg = rd.dbg;
+		ds->dbg_built = rd.built;
 	}
-	Dwarf_Die die;
-	if (dwarf_sym_dbg(ds) || unit_die(ds, ds->cu_offs[cu], &die) ||
-	    dwarf_index_build(&die, &ds->cus[cu])) {
+	if (r) {
 		ds->cu_state[cu] = CU_FAILED;
 		return -1;
 	}
 	ds->cu_state[cu] = CU_READY;
 	ds->dirty = 1;
-	if (++ds->built_since_recycle >= RECYCLE_EVERY) {
-		ds->built_since_recycle = 0;
-		recycle_dbg(ds);
-	}
 	return 0;
 }
 
@@ -427,23 +516,27 @@ int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu)
 struct pf_job {
 	struct dwarf_sym *ds;
 	const uint32_t *need;
-	int *result;              /* per need[] entry: build result */
+	int *result;              /* per need[] entry: 0 built, -1 failed, 1 not tried */
 	size_t n;
 	size_t next;              /* next entry to take (atomic) */
-	size_t built;             /* entries built (atomic), for page release */
 };
 
-static void *pf_worker(void *arg)
+struct pf_worker {
+	struct pf_job *job;
+	struct reader rd;
+	pthread_t tid;
+};
+
+static void *pf_work(void *arg)
 {
-	struct pf_job *j = arg;
+	struct pf_worker *w = arg;
+	struct pf_job *j = w->job;
 	for (;;) {
 		size_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
 		if (i >= j->n)
 			break;
-		uint32_t cu = j->need[i];
-		j->result[i] = dwarf_index_build_raw(&j->ds->raw, j->ds->cu_offs[cu], &j->ds->cus[cu]);
-		if (__atomic_add_fetch(&j->built, 1, __ATOMIC_RELAXED) % RECYCLE_EVERY == 0)
-			release_pages(j->ds);
+		int r = reader_build(j->ds, &w->rd, j->need[i]);
+		j->result[i] = r == -2 ? 1 : r; /* no handle: the serial pass retries */
 	}
 	return NULL;
 }
@@ -459,9 +552,47 @@ static int pf_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
+/* indexes need[0, nn) on nt threads: this one with ds's handle, the
+ * others each with a handle of their own; entries a thread could not
+ * try keep result 1 */
+static void pf_run(struct dwarf_sym *ds, const uint32_t *need, int *result, size_t nn, int nt)
+{
+	struct pf_job job = { .ds = ds, .need = need, .result = result, .n = nn };
+	struct pf_worker w[MAX_THREADS];
+	int nw = 1;
+	size_t rawsz = 0;
+	char *raw = elf_rawfile(ds->elf, &rawsz);
+
+	for (size_t i = 0; i < nn; i++)
+		result[i] = 1;
+	collect_units(ds);
+	w[0] = (struct pf_worker){ .job = &job, .rd = { ds->elf, ds->dbg, ds->dbg_built } };
+	for (int t = 1; t < nt; t++) {
+		Elf *elf = raw ? elf_memory(raw, rawsz) : NULL;
+		if (!elf)
+			break;
+		w[nw] = (struct pf_worker){ .job = &job, .rd = { .elf = elf } };
+		if (pthread_create(&w[nw].tid, NULL, pf_work, &w[nw])) {
+			elf_end(elf);
+			break;
+		}
+		nw++;
+	}
+	pf_work(&w[0]);
+	ds->dbg = w[0].rd.dbg;
+	ds->dbg_built = w[0].rd.built;
+	for (int t = 1; t < nw; t++) {
+		pthread_join(w[t].tid, NULL);
+		if (w[t].rd.dbg)
+			dwarf_end(w[t].rd.dbg);
+		elf_end(w[t].rd.elf);
+	}
+}
+
 void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n)
 {
 	uint32_t *need = NULL;
+	int *result = NULL;
 	size_t nn = 0;
 	uint8_t *seen = calloc(ds->ncus ? ds->ncus : 1, 1);
 
@@ -482,28 +613,20 @@ void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n)
 	}
 	free(seen);
 	int nt = pf_threads();
-	struct pf_job job = { .ds = ds, .need = need, .n = nn };
-	if (ds->raw_ok && nn >= PREFETCH_MIN_CUS && nt > 1 &&
-	    (job.result = malloc(nn * sizeof(*job.result)))) {
-		pthread_t tids[MAX_THREADS];
-		int started = 0;
-		for (int t = 1; t < nt; t++)
-			if (!pthread_create(&tids[started], NULL, pf_worker, &job))
-				started++;
-		pf_worker(&job);
-		for (int t = 0; t < started; t++)
-			pthread_join(tids[t], NULL);
+	/* modules: libdwfl owns the one handle (and they are small) */
+	if (!ds->external && nn >= PREFETCH_MIN_CUS && nt > 1 &&
+	    (result = malloc(nn * sizeof(*result)))) {
+		pf_run(ds, need, result, nn, nt);
 		for (size_t i = 0; i < nn; i++) {
 			uint32_t cu = need[i];
-			if (job.result[i] == 0) {
+			if (result[i] == 0) {
 				ds->cu_state[cu] = CU_READY;
 				ds->dirty = 1;
-			} else if (job.result[i] == -1) {
+			} else if (result[i] < 0) {
 				ds->cu_state[cu] = CU_FAILED;
 			}
-			/* DRAW_UNSUPPORTED: left to libdw, below */
 		}
-		free(job.result);
+		free(result);
 	}
 	for (size_t i = 0; i < nn; i++)
 		dwarf_sym_ensure_cu(ds, need[i]);

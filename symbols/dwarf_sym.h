@@ -6,9 +6,8 @@
  *
  * Speed: nothing is parsed up front except .debug_aranges (read straight
  * from the section, touching no compile unit); each compile unit is
- * indexed (dwarf_index.h) the first time an address inside it is looked
- * up, by the raw DWARF reader (dwarf_raw.h; libdw only for units it
- * declines), in parallel for batches (dwarf_sym_prefetch), and the indexes
+ * indexed (dwarf_index.h) through libdw the first time an address inside
+ * it is looked up, in parallel for batches (dwarf_sym_prefetch), and the indexes
  * are kept in a per-build-id cache file (symcache.h) so a later run over
  * the same vmlinux parses no DWARF. */
 #ifndef RS_DWARF_SYM_H
@@ -64,8 +63,9 @@ int dwarf_sym_lookup(struct dwarf_sym *ds, uint64_t addr, struct sym_frame *fram
 
 /* Optional batch hint before looking up many addresses: indexes the
  * compile units they need that are not cached yet, with one thread per
- * online CPU (at most 4; RETSNOOP_SYM_THREADS=N overrides) when there are
- * many. Lookups work without it. Not to be called concurrently with other
+ * online CPU (at most 4; RETSNOOP_SYM_THREADS=N overrides), each with its
+ * own libdw handle, when there are many (vmlinux only; a module's are
+ * indexed on this thread). Lookups work without it. Not to be called concurrently with other
  * calls on the same ds. */
 void dwarf_sym_prefetch(struct dwarf_sym *ds, const uint64_t *addrs, size_t n);
 

@@ -9,7 +9,6 @@
 #include <elfutils/libdwfl.h>
 #include "dwarf_elf.h"
 #include "dwarf_index.h"
-#include "dwarf_raw.h"
 #include "symcache.h"
 
 enum { CU_UNKNOWN = 0, CU_READY = 1, CU_FAILED = 2 };
@@ -20,8 +19,6 @@ struct dwarf_sym {
 	int fd;
 	Elf *elf;
 	Dwarf *dbg;                 /* opened lazily, recycled on big batches */
-	struct dwarf_raw raw;       /* raw section view, when usable */
-	bool raw_ok;
 	uint8_t bid[64];
 	size_t bidlen;
 	struct sc_range *ranges;    /* CU address ranges sorted by lo */
@@ -33,7 +30,11 @@ struct dwarf_sym {
 	struct symcache *sc;
 	char cache_path[4096];
 	int dirty;
-	int built_since_recycle;
+	int dbg_built;              /* CUs indexed through dbg (recycled at a bound) */
+	uint64_t info_off, info_size; /* .debug_info in the file; size 0: unknown */
+	uint64_t *units;            /* every unit header offset, in file order */
+	uint32_t nunits;
+	bool units_done;            /* units listed (vmlinux, first CU build) */
 	struct elf_funcs funcs;
 	int funcs_loaded;
 	/* modules (dwarf_module.c): the Dwarf and Elf belong to libdwfl */
@@ -45,7 +46,7 @@ struct dwarf_sym {
 };
 
 /* a symbolizer over a Dwarf someone else owns (libdwfl for modules): no
- * cache, no raw reader, CU table from the CU DIEs */
+ * cache, no worker threads, CU table from the CU DIEs */
 struct dwarf_sym *dwarf_sym_from_dwarf(const char *path, Elf *elf, Dwarf *dbg, uint64_t bias,
 				       char *err, size_t errlen);
 

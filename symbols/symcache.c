@@ -12,7 +12,10 @@
 #include "symcache.h"
 
 #define SC_MAGIC "RSDWIX01"
-#define SC_VERSION 2   /* 2: CUs keyed by unit header offset */
+/* bumped whenever the bytes of an index could change, so an older file is
+ * rebuilt instead of being read (2: CUs keyed by unit header offset;
+ * 3: indexes built by libdw only, the raw reader removed) */
+#define SC_VERSION 3
 
 struct sc_hdr {
 	char magic[8];

@@ -5,9 +5,9 @@
 # over three address sets: 2000 call-site return addresses (-1), 2000
 # function entries, and the real kernel stack of a VM recording
 # (tests/dwarf/data/bpf-percpu-array.rsr, unslid, -1; the report's own
-# rendering of it is checked too), cold and then warm (cache), and checks the
-# cache survives truncation; the raw DWARF reader against libdw on every
-# compile unit (rawcheck.c); then run_report.sh, run_debuginfod.sh,
+# rendering of it is checked too), cold and then warm (cache), the same
+# cold output with 1 and 4 indexing threads, and checks the cache survives
+# truncation; then run_report.sh, run_debuginfod.sh,
 # run_module.sh and run_pathglob.sh (see each). Prints "dwarf-*: N passed, N failed" lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -59,6 +59,21 @@ for set in rets entries stack; do
 	fi
 done
 
+# the CUs of a batch are indexed on several threads, each with its own
+# libdw handle: one thread and four threads (no cache) must give the same
+# bytes as the default (one per CPU) cold run above
+P=0 F=0
+for t in 1 4; do
+	if RETSNOOP_SYM_THREADS=$t RETSNOOP_NO_SYMCACHE=1 "$REPORT" addr2line -e "$VMLINUX" -i \
+		<"$W/rets.txt" >"$W/threads-$t.txt" 2>"$W/err" && cmp -s "$W/threads-$t.txt" "$W/ours-rets-cold.txt"; then
+		P=$((P + 1))
+	else
+		echo "  $t indexing thread(s): output differs from the default cold run: $(head -1 "$W/err")"; F=$((F + 1))
+	fi
+done
+echo "dwarf-threads: $P passed, $F failed"
+[ "$F" = 0 ] || FAIL=1
+
 # the report itself on that recording: its source lines and inlined frames
 # (slide, addr - 1, inline order) against llvm-symbolizer
 "$REPORT" --format json -k "$VMLINUX" "$REC" >"$W/rec-dwarf.json" 2>"$W/err" ||
@@ -93,13 +108,6 @@ for kind in truncate flip garbage empty; do
 done
 echo "dwarf-cache: $P passed, $F failed"
 [ "$F" = 0 ] || FAIL=1
-# raw DWARF reader vs libdw: identical index for every unit (under ASan)
-RAWCHECK=${RAWCHECK:-build/rawcheck}
-if [ -x "$RAWCHECK" ] || make -s "$RAWCHECK" >/dev/null 2>&1; then
-	"$RAWCHECK" "$VMLINUX" || FAIL=1
-else
-	echo "dwarf-raw-vs-libdw: cannot build $RAWCHECK"; echo "dwarf-raw-vs-libdw: 0 passed, 1 failed"; FAIL=1
-fi
 # the report's DWARF stack view, debuginfod, and (in the VM, slow: skip with
 # DWARF_NO_VM=1) record-time ':path' globs
 tests/dwarf/run_report.sh || FAIL=1

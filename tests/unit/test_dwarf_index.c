@@ -1,16 +1,16 @@
-/* test_dwarf_raw.c - unit tests of the raw DWARF reader and the index it
- * builds (symbols/dwarf_raw.c, dwarf_rawline.c, dwarf_idx_raw.c) on a
- * hand-assembled DWARF 5 unit: inline chains through an abstract origin
- * and a range list, a line table with two out-of-order sequences, DIE
- * skipping with and without DW_AT_sibling; then every byte of every
- * section mutated and every section truncated, which must never crash
- * (run under ASan/UBSan) - and the natural merge sort (common/runsort.c). */
+/* test_dwarf_index.c - unit tests of the compile-unit index built through
+ * libdw (symbols/dwarf_index_build.c) and looked up (dwarf_index.c), on a
+ * hand-assembled DWARF 5 unit wrapped in an in-memory ELF file: inline
+ * chains through an abstract origin and a range list, a line table with
+ * two out-of-order sequences, DIEs with and without DW_AT_sibling; then
+ * every byte of every section mutated and every section truncated, which
+ * must never crash (run under ASan/UBSan). */
 #include <stdlib.h>
 #include <dwarf.h>
+#include <libelf.h>
+#include <gelf.h>
 #include "testlib.h"
-#include "../../common/runsort.h"
 #include "../../symbols/dwarf_index.h"
-#include "../../symbols/dwarf_raw.h"
 
 struct buf {
 	uint8_t b[1024];
@@ -171,15 +171,83 @@ static void build_dwarf(void)
 	put4(l, 0, l->n - 4);
 }
 
-static void set_raw(struct dwarf_raw *r)
+/* the DWARF sections, in the order of their section headers 1..5 */
+enum { S_INFO, S_ABBREV, S_LINE, S_RNGLISTS, S_STR, NSECT };
+static const char *const sect_names[NSECT] = {
+	".debug_info", ".debug_abbrev", ".debug_line", ".debug_rnglists", ".debug_str",
+};
+
+static struct buf *sect_buf(int i)
 {
-	memset(r, 0, sizeof(*r));
-	r->le = true;
-	r->info = (struct draw_sect){ info.b, info.n };
-	r->abbrev = (struct draw_sect){ abbrev.b, abbrev.n };
-	r->line = (struct draw_sect){ line.b, line.n };
-	r->rnglists = (struct draw_sect){ rngl.b, rngl.n };
-	r->str = (struct draw_sect){ strsec.b, strsec.n };
+	struct buf *v[NSECT] = { &info, &abbrev, &line, &rngl, &strsec };
+	return v[i];
+}
+
+/* an ELF64 executable holding the sections (section sec cut to len bytes
+ * when len >= 0); malloc'ed, *size set */
+static char *elf_image(int sec, long len, size_t *size)
+{
+	char shstr[128];
+	size_t shlen = 1, name_off[NSECT + 1];
+	shstr[0] = '\0';
+	for (int i = 0; i <= NSECT; i++) {
+		const char *nm = i < NSECT ? sect_names[i] : ".shstrtab";
+		name_off[i] = shlen;
+		memcpy(shstr + shlen, nm, strlen(nm) + 1);
+		shlen += strlen(nm) + 1;
+	}
+	size_t data_off[NSECT + 1], data_len[NSECT + 1], off = sizeof(Elf64_Ehdr);
+	for (int i = 0; i <= NSECT; i++) {
+		data_len[i] = i < NSECT ? sect_buf(i)->n : shlen;
+		if (i == sec && len >= 0)
+			data_len[i] = (size_t)len;
+		data_off[i] = off;
+		off += data_len[i];
+	}
+	size_t shoff = (off + 7) & ~(size_t)7;
+	*size = shoff + (NSECT + 2) * sizeof(Elf64_Shdr);
+	char *img = calloc(1, *size);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_shoff = shoff;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = NSECT + 2;
+	eh->e_shstrndx = NSECT + 1;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + shoff);
+	for (int i = 0; i <= NSECT; i++) {
+		memcpy(img + data_off[i], i < NSECT ? (const char *)sect_buf(i)->b : shstr, data_len[i]);
+		sh[i + 1] = (Elf64_Shdr){ .sh_name = (Elf64_Word)name_off[i],
+					  .sh_type = i < NSECT ? SHT_PROGBITS : SHT_STRTAB,
+					  .sh_offset = data_off[i], .sh_size = data_len[i],
+					  .sh_addralign = 1 };
+	}
+	return img;
+}
+
+/* builds the index of the unit at unit_off from the current sections
+ * (section sec cut to len when len >= 0); -1 also when libdw refuses the
+ * file */
+static int build(int sec, long len, uint64_t unit_off, struct dwi_cu *cu)
+{
+	size_t size;
+	char *img = elf_image(sec, len, &size);
+	Elf *elf = elf_memory(img, size);
+	Dwarf *dbg = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	int r = dbg ? dwarf_index_build(dbg, unit_off, cu) : -1;
+	/* the index owns its memory: it outlives the handles */
+	if (dbg)
+		dwarf_end(dbg);
+	if (elf)
+		elf_end(elf);
+	free(img);
+	return r;
 }
 
 static void check_frame(const struct sym_frame *f, const char *func, const char *file, int line,
@@ -193,14 +261,12 @@ static void check_frame(const struct sym_frame *f, const char *func, const char 
 
 static void test_index(void)
 {
-	struct dwarf_raw r;
 	struct dwi_cu cu;
 	struct sym_frame fr[8];
 	int hf;
 
 	build_dwarf();
-	set_raw(&r);
-	CHECK_INT(dwarf_index_build_raw(&r, 0, &cu), 0);
+	CHECK_INT(build(-1, -1, 0, &cu), 0);
 	/* first range of the inlined g */
 	int n = dwarf_index_lookup(&cu, 0x1050, fr, 8, &hf);
 	CHECK_INT(n, 2);
@@ -229,35 +295,27 @@ static void test_index(void)
 	dwarf_index_free(&cu);
 
 	/* a unit offset that is not a unit */
-	CHECK(dwarf_index_build_raw(&r, info.n + 4, &cu) != 0);
+	CHECK(build(-1, -1, info.n + 4, &cu) != 0);
+	CHECK_INT(cu.nivals + cu.nscopes + cu.nlines, 0);
 }
 
 /* every byte mutated three ways, every section truncated at every length:
  * any result is fine, crashing or reading out of bounds is not */
 static void test_damage(void)
 {
-	struct buf *secs[] = { &info, &abbrev, &line, &rngl, &strsec };
 	static const uint8_t muts[] = { 0x00, 0xff, 0x80 };
 	unsigned runs = 0, built = 0;
 
 	build_dwarf();
-	for (size_t s = 0; s < sizeof(secs) / sizeof(secs[0]); s++) {
-		struct buf *b = secs[s];
+	for (int sec = 0; sec < NSECT; sec++) {
+		struct buf *b = sect_buf(sec);
 		struct buf orig = *b;
 		for (size_t i = 0; i < orig.n; i++) {
 			for (size_t m = 0; m < sizeof(muts); m++) {
+				struct dwi_cu cu;
 				*b = orig;
 				b->b[i] = muts[m];
-				struct dwarf_raw r;
-				struct dwi_cu cu;
-				set_raw(&r);
-				/* exact-size heap copy so ASan sees overreads */
-				uint8_t *copy = malloc(b->n ? b->n : 1);
-				memcpy(copy, b->b, b->n);
-				struct draw_sect *ds = s == 0 ? &r.info : s == 1 ? &r.abbrev :
-						       s == 2 ? &r.line : s == 3 ? &r.rnglists : &r.str;
-				ds->p = copy;
-				if (!dwarf_index_build_raw(&r, 0, &cu)) {
+				if (!build(-1, -1, 0, &cu)) {
 					built++;
 					struct sym_frame fr[8];
 					int hf;
@@ -265,67 +323,26 @@ static void test_damage(void)
 						dwarf_index_lookup(&cu, a, fr, 8, &hf);
 					dwarf_index_free(&cu);
 				}
-				free(copy);
 				runs++;
 			}
 		}
-		for (size_t len = 0; len < orig.n; len++) {
-			struct dwarf_raw r;
+		*b = orig;
+		for (long len = 0; len < (long)orig.n; len++) {
 			struct dwi_cu cu;
-			*b = orig;
-			set_raw(&r);
-			uint8_t *copy = malloc(len ? len : 1);
-			memcpy(copy, orig.b, len);
-			struct draw_sect *ds = s == 0 ? &r.info : s == 1 ? &r.abbrev :
-					       s == 2 ? &r.line : s == 3 ? &r.rnglists : &r.str;
-			ds->p = copy;
-			ds->n = len;
-			if (!dwarf_index_build_raw(&r, 0, &cu))
+			if (!build(sec, len, 0, &cu))
 				dwarf_index_free(&cu);
-			free(copy);
 			runs++;
 		}
-		*b = orig;
 	}
 	CHECK(runs > 1000);
 	/* some mutations (names, line numbers) still give an index */
 	CHECK(built > 0);
 }
 
-static int int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void test_runsort(void)
-{
-	int sorted[100], runs[100], rnd[1000], empty[1];
-	for (int i = 0; i < 100; i++) {
-		sorted[i] = i;
-		runs[i] = (i % 25) * 4 + i / 25;   /* 4 interleaved runs */
-	}
-	unsigned x = 12345;
-	for (int i = 0; i < 1000; i++) {
-		x = x * 1103515245 + 12345;
-		rnd[i] = (int)(x >> 16) % 500;
-	}
-	CHECK_INT(runsort(sorted, 100, sizeof(int), int_cmp), 0);
-	CHECK_INT(runsort(runs, 100, sizeof(int), int_cmp), 0);
-	CHECK_INT(runsort(rnd, 1000, sizeof(int), int_cmp), 0);
-	CHECK_INT(runsort(empty, 0, sizeof(int), int_cmp), 0);
-	int ok = 1;
-	for (int i = 0; i < 100; i++)
-		ok &= sorted[i] == i && runs[i] == i;
-	for (int i = 1; i < 1000; i++)
-		ok &= rnd[i - 1] <= rnd[i];
-	CHECK(ok);
-}
-
 int main(void)
 {
+	elf_version(EV_CURRENT);
 	RUN(test_index);
 	RUN(test_damage);
-	RUN(test_runsort);
-	return TEST_REPORT("test_dwarf_raw");
+	return TEST_REPORT("test_dwarf_index");
 }
