@@ -3,7 +3,9 @@
  * libdw's dwarf_getaranges opens every CU header in .debug_info to turn
  * offsets into DIEs, which on a vmlinux faults in ~120 MB of the file
  * before the first lookup; here a CU is only touched when an address in it
- * is looked up (see dwarf_aranges.h). */
+ * is looked up (see dwarf_aranges.h). The section is a flat table of
+ * (address, length) tuples per CU; it is the only DWARF the symbolizer
+ * decodes itself - DIEs, line tables and ranges all go through libdw. */
 #include <stdlib.h>
 #include <string.h>
 #include <gelf.h>
