@@ -2,14 +2,17 @@
 # symbolize.sh - benchmarks `retsnoop-report addr2line -i` against
 # `llvm-symbolizer --inlining` and `eu-addr2line -f -i` on the same vmlinux
 # and the same address sets (1, 1k, 10k, 100k addresses from
-# tests/dwarf/mkaddrs.sh), ours cold (empty cache dir) and warm (cache
-# present). Prints wall and CPU seconds, ratios to llvm-symbolizer and peak
-# RSS (GNU time). Not a test: it never fails on slowness.
+# tests/dwarf/mkaddrs.sh), ours cold (empty cache dir; CUs indexed on one
+# thread per CPU, then again on one thread) and warm (cache present).
+# Prints wall and CPU seconds, ratios to llvm-symbolizer and peak RSS (GNU
+# time). Not a test: it never fails on slowness.
 #
 # vmlinux: $VMLINUX, else VMLINUX_DBG from $KENV (default
 # /opt/retsnoop-kernels/6.12.env). Env: SIZES="1 1000 10000 100000",
 # EU_MAX=10000 (largest set given to eu-addr2line; it needs ~2 ms/address),
-# REPORT=build/retsnoop-report, ADDRS_DIR (cache of address sets).
+# REPORT=build/retsnoop-report, ADDRS_DIR (cache of address sets);
+# PEER=another retsnoop-report build (e.g. before a change) timed cold and
+# warm in the same run, with PEER_ENV="VAR=value ..." set for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KENV=${KENV:-/opt/retsnoop-kernels/6.12.env}
@@ -30,6 +33,7 @@ trap 'rm -rf "$WORK"' EXIT
 tests/dwarf/mkaddrs.sh "$VMLINUX" "$ADDRS_DIR"
 echo "vmlinux: $VMLINUX ($(stat -c %s "$VMLINUX") bytes)"
 echo "cpus: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "${PEER:-}" ] || echo "peer: $PEER ${PEER_ENV:-}"
 
 # run NAME INPUT CMD... -> sets R_WALL R_CPU R_RSS (MB); output discarded
 run() {
@@ -65,6 +69,20 @@ for n in $SIZES; do
 	printf '%-8s %-18s %8s %8s %8s %12s %12s\n' "$n" "ours warm" "$R_WALL" "$R_CPU" "$R_RSS" \
 		"$(ratio "$L_WALL" "$R_WALL")" "$(ratio "$L_CPU" "$R_CPU")"
 	printf '%-8s %-18s %8s\n' "$n" "cache file MB" "$(du -m "$WORK"/cache/retsnoop/*.idx 2>/dev/null | awk '{s+=$1} END {print s+0}')"
+	run "$in" env RETSNOOP_NO_SYMCACHE=1 RETSNOOP_SYM_THREADS=1 "$REPORT" addr2line -e "$VMLINUX" -i
+	printf '%-8s %-18s %8s %8s %8s %12s %12s\n' "$n" "ours cold 1 thread" "$R_WALL" "$R_CPU" "$R_RSS" \
+		"$(ratio "$L_WALL" "$R_WALL")" "$(ratio "$L_CPU" "$R_CPU")"
+	if [ -n "${PEER:-}" ]; then
+		rm -rf "$WORK/peercache"
+		# shellcheck disable=SC2086
+		run "$in" env XDG_CACHE_HOME="$WORK/peercache" ${PEER_ENV:-} "$PEER" addr2line -e "$VMLINUX" -i
+		printf '%-8s %-18s %8s %8s %8s %12s %12s\n' "$n" "peer cold" "$R_WALL" "$R_CPU" "$R_RSS" \
+			"$(ratio "$L_WALL" "$R_WALL")" "$(ratio "$L_CPU" "$R_CPU")"
+		# shellcheck disable=SC2086
+		run "$in" env XDG_CACHE_HOME="$WORK/peercache" ${PEER_ENV:-} "$PEER" addr2line -e "$VMLINUX" -i
+		printf '%-8s %-18s %8s %8s %8s %12s %12s\n' "$n" "peer warm" "$R_WALL" "$R_CPU" "$R_RSS" \
+			"$(ratio "$L_WALL" "$R_WALL")" "$(ratio "$L_CPU" "$R_CPU")"
+	fi
 done
 echo
 echo "targets: cold <= llvm on every set; warm >= 10x faster than llvm on 10k/100k; RSS <= llvm/2"
