@@ -55,6 +55,11 @@ const char *const enforced_deny[] = {
 	"bpf_get_current_task", "bpf_get_current_task_btf", "bpf_probe_read_kernel",
 	"bpf_probe_read_kernel_str", "bpf_map_lookup_elem", "bpf_map_update_elem",
 	"bpf_map_delete_elem",
+	/* the kernel-stack capture (bpf_get_stack) path: unwinding asks these
+	 * about every frame */
+	"__bpf_get_stack*", "is_bpf_text_address", "bpf_ksym_find", "bpf_prog_ksym_find",
+	"__bpf_address_lookup", "bpf_address_lookup", "is_bpf_image_address",
+	"search_bpf_extables", "bpf_has_frame_pointer",
 	"arch_cpu_idle", "default_idle", "cpu_idle_poll", "do_idle",
 	"*trace_hardirqs*", "lockdep_*", "__lock_acquire", "lock_acquire", "lock_release",
 	"rethook_*", "kprobe_*", "*kretprobe*", "fprobe_*", "ftrace_*", "*_ftrace_*",

@@ -11,6 +11,7 @@ shift || true
 FLAGS=("$@")
 [ ${#FLAGS[@]} -gt 0 ] || FLAGS=(-c bpf)
 OUT=${DEMO_OUT:-$PWD/build/demo}
+REPORT_FLAGS=()
 mkdir -p "$OUT"
 make -s all
 
@@ -36,6 +37,9 @@ else
 	(cd "$WORK" && "$OLDPWD/tests/vm/vmrun" -q --kernel "$KIMG" --modules "$KMODS" \
 		--add ./retsnoop-record --add ./simfail --out "$OUT" -- \
 		./retsnoop-record "${FLAGS[@]}" -o /out/demo.rsr -- ./simfail "$CASE")
+	# the VM kernel's vmlinux with DWARF (from its -dbg package), for source
+	# lines and inlined frames
+	[ -n "${VMLINUX_DBG:-}" ] && [ -f "$VMLINUX_DBG" ] && REPORT_FLAGS=(-k "$VMLINUX_DBG")
 fi
-echo "demo: rendering $OUT/demo.rsr with retsnoop-report"
-build/retsnoop-report "$OUT/demo.rsr"
+echo "demo: rendering $OUT/demo.rsr with retsnoop-report ${REPORT_FLAGS[*]}"
+build/retsnoop-report "${REPORT_FLAGS[@]}" "$OUT/demo.rsr"
