@@ -1,6 +1,7 @@
 /* attach.c - loads the retsnoop BPF skeleton for one attach mode and
  * attaches it to every selected function (attach.h). */
 #include "record/attach.h"
+#include "record/capture.h"
 #include "record/tty_status.h"
 #include "common/array_grow.h"
 #include "record/features.h"
@@ -234,7 +235,7 @@ static int attach_single(struct tracer *t, const struct selection *sel, int verb
 	struct tty_status st;
 
 	tty_status_init(&st, stderr);
-	for (size_t i = 0; i < sel->n; i++) {
+	for (size_t i = 0; i < sel->n && !capture_stopping(); i++) {
 		LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .offset = sel->v[i].addr);
 		struct bpf_link *lx, *le;
 
@@ -263,7 +264,7 @@ failed:
 		progress(&st, i + 1, sel->n);
 	}
 	tty_status_clear(&st);
-	if (!t->attached) {
+	if (!t->attached && !capture_stopping()) {
 		snprintf(err, errlen, "no function could be attached with kprobes (last error: %s)",
 			 strerror(errno));
 		return -1;
@@ -304,7 +305,7 @@ static int attach_fentry(struct tracer *t, const struct selection *sel, int verb
 		snprintf(err, errlen, "libbpf kept no instructions of the loaded fentry template");
 		return -1;
 	}
-	for (size_t i = 0; i < sel->n; i++) {
+	for (size_t i = 0; i < sel->n && !capture_stopping(); i++) {
 		int pfx, lfx, pfe, lfe;
 
 		if (i == 0) {
@@ -346,7 +347,7 @@ failed:
 		progress(&st, i + 1, sel->n);
 	}
 	tty_status_clear(&st);
-	if (!t->attached) {
+	if (!t->attached && !capture_stopping()) {
 		snprintf(err, errlen, "no function could be attached with fentry/fexit (last error: %s)",
 			 strerror(errno));
 		return -1;

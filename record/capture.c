@@ -16,6 +16,21 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
+void capture_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool capture_stopping(void)
+{
+	return stop_requested != 0;
+}
+
 unsigned long capture_bad_records(void)
 {
 	return bad_records;
@@ -52,15 +67,10 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 {
 	struct rb_ctx c = { .sink = sink };
 	struct ring_buffer *rb;
-	struct sigaction sa;
 	double last_tick = mono_s(), last_status = last_tick;
 	int ret = 0;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
+	capture_catch_signals();
 	rb = ring_buffer__new(tracer_ringbuf_fd(t), on_rb, &c, NULL);
 	if (!rb) {
 		snprintf(err, errlen, "ring buffer setup failed: %s", strerror(errno));

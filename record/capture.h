@@ -5,6 +5,7 @@
 #ifndef RS_CAPTURE_H
 #define RS_CAPTURE_H
 
+#include <stdbool.h>
 #include "bpf/retsnoop_abi.h"
 #include "record/attach.h"
 #include "record/spawn.h"
@@ -19,7 +20,13 @@ struct capture_sink {
 	void *ctx;
 };
 
-/* installs SIGINT/SIGTERM handlers; runs until stopped; child may be NULL */
+/* installs the SIGINT/SIGTERM handlers that request a clean stop; called
+ * before attaching so that a signal during a long attach is not lost (an
+ * ignored SIGINT, as in a shell's background job, is overridden too) */
+void capture_catch_signals(void);
+/* a stop was requested: attach loops give up early, capture ends */
+bool capture_stopping(void);
+/* installs the handlers too; runs until stopped; child may be NULL */
 int capture_run(struct tracer *t, struct spawned *child, const struct capture_sink *sink,
 		char *err, size_t errlen);
 /* records the ring buffer consumer saw with an impossible size */

@@ -332,6 +332,7 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 	}
 	if (o.output && check_output_dir(o.output))
 		goto out;
+	capture_catch_signals();   /* Ctrl-C from here on: detach and finish the file */
 
 	if (o.cmd) {
 		if (spawn_gated(&child, o.cmd, err, sizeof(err))) {
@@ -411,7 +412,10 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 	tty_status_init(&ws.status, stderr);
 
 	tracer_start(&tr);
-	if (o.output)
+	if (capture_stopping())
+		fprintf(stderr, "Interrupted while attaching: %zu of %zu functions were attached.\n",
+			tr.attached, sel.n);
+	else if (o.output)
 		fprintf(stderr, "Recording %zu functions (%s) to %s%s\n", sel.n, attach_mode_name(mode),
 			o.output, have_child ? "" : "; Ctrl-C to stop.");
 	if (hooks && hooks->on_ready)

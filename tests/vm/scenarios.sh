@@ -3,7 +3,9 @@
 # on a real kernel (Debian 6.12 cloud in qemu): -T traces, -S success
 # stacks, -L duration filter, stitching (⌇), a ring-buffer flood whose drops
 # are counted, the LBR-unavailable path, a thread exiting mid-session, and
-# live `retsnoop` output equal to retsnoop-report of the same run.
+# live `retsnoop` output equal to retsnoop-report of the same run, -I interim
+# snapshots, depth overflow, and the record-time -n/-N/-p/-P filters on a
+# recorder started without -- CMD.
 # One boot runs every scenario; checks run on the host.
 # Prints "vm-scenarios: N passed, N failed"; exits non-zero on failure.
 set -u
@@ -57,6 +59,42 @@ run lbr \$R -B $BPF_GLOBS -o /out/lbr.rsr -- ./simfail bpf-bad-map-max-entries-a
 run exit \$R -e '*sys_exit_group' -a do_group_exit -a do_exit -o /out/exit.rsr -- sh -c 'exit 3'
 # live tool with -o: rendered output equals the report of the written file
 run live ./retsnoop -c bpf -o /out/live.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
+# record-time process filters (-n/-N/-p/-P) on a recorder started without
+# -- CMD: two workloads, one of them excluded by each filter
+cp ./simfail ./simother
+bg_rec() {  # NAME FLAGS...: start a recorder, return once it is recording
+	name=\$1; shift
+	\$R "\$@" $BPF_GLOBS -o /out/\$name.rsr >/out/\$name.out 2>/out/\$name.err &
+	echo \$! >/out/\$name.recpid
+	i=0; while ! grep -q '^Recording ' /out/\$name.err && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+}
+stop_rec() { p=\$(cat /out/\$1.recpid); kill -INT \$p; wait \$p; echo \$? >/out/\$1.rc; }
+gated() {   # a process that becomes ./simfail CASE once ./go exists (exec keeps its PID)
+	rm -f ./go
+	(while [ ! -f ./go ]; do sleep 0.05; done; exec ./simfail "\$1") &
+	GATED=\$!
+}
+bg_rec comm -n simfail
+./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
+stop_rec comm
+bg_rec nocomm -N simfail
+./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
+stop_rec nocomm
+gated bpf-bad-map-max-entries-array; echo \$GATED >/out/pid.target
+bg_rec pid -p \$GATED
+touch ./go; wait \$GATED; ./simother bpf-bad-map-key-size-array
+stop_rec pid
+gated bpf-bad-map-max-entries-array; echo \$GATED >/out/nopid.target
+bg_rec nopid -P \$GATED
+touch ./go; wait \$GATED; ./simother bpf-bad-map-key-size-array
+stop_rec nopid
+# Ctrl-C during a long attach (-K, the whole bpf preset): stop attaching,
+# detach what was attached, finish the file
+\$R -v -K -c bpf -o /out/early.rsr >/out/early.out 2>/out/early.err &
+p=\$!
+i=0; while ! grep -q '^Found ' /out/early.err && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+sleep 3
+kill -INT \$p; wait \$p; echo \$? >/out/early.rc
 dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -139,6 +177,33 @@ drops=$(awk '/records dropped/ { print $3 }' <<<"$info")
 check "flood: ring buffer drops counted (${drops:-none})" [ "${drops:-0}" -gt 0 ]
 txt=$(rep -T "$OUT/flood.rsr")
 check "flood: the report shows the loss" grep -Eq 'missing|WARNING|dropped' <<<"$txt"
+
+# record-time process filters: each keeps one workload and removes the other
+heads() { rep "$OUT/$1.rsr" | grep 'TID/PID'; }
+for f in comm nocomm pid nopid; do
+	check "$f: recorder stopped cleanly by SIGINT" [ "$(cat "$OUT/$f.rc" 2>/dev/null)" = 0 ]
+done
+h=$(heads comm)
+check "-n simfail: keeps simfail" grep -q '(simfail/simfail)' <<<"$h"
+check "-n simfail: removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h"
+h=$(heads nocomm)
+check "-N simfail: keeps simother" grep -q '(simother/simother)' <<<"$h"
+check "-N simfail: removes simfail" bash -c '! grep -q "(simfail/" <<<"$1"' _ "$h"
+tp=$(cat "$OUT/pid.target" 2>/dev/null)
+h=$(heads pid)
+check "-p PID: keeps that process (${tp:-?})" grep -q "TID/PID $tp/$tp (simfail/simfail)" <<<"$h"
+check "-p PID: removes the other process" bash -c '! grep -q simother <<<"$1"' _ "$h"
+tp=$(cat "$OUT/nopid.target" 2>/dev/null)
+h=$(heads nopid)
+check "-P PID: keeps the other process" grep -q '(simother/simother)' <<<"$h"
+check "-P PID: removes that process (${tp:-?})" bash -c '! grep -q "TID/PID $2/" <<<"$1"' _ "$h" "$tp"
+
+# SIGINT during attach
+check "early stop: exit 0 after SIGINT during attach ($(tail -1 "$OUT/early.err" 2>/dev/null))" [ "$(cat "$OUT/early.rc" 2>/dev/null)" = 0 ]
+info=$(rep info "$OUT/early.rsr")
+check "early stop: the file is complete" grep -q 'Integrity: *complete' <<<"$info"
+att=$(awk '/^Attach:/ { print $2 }' <<<"$info"); tot=$(awk '/^Traced functions:/ { print $3 }' <<<"$info")
+check "early stop: attaching stopped early (${att:-?} of ${tot:-?})" [ "${att:-0}" -lt "${tot:-0}" ]
 
 # LBR unavailable
 check "lbr: recorder says why LBR is unavailable" grep -q 'LBR (-B) unavailable' "$OUT/lbr.err"
