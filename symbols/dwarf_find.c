@@ -65,22 +65,10 @@ char *dwarf_find_vmlinux(const char *release, const uint8_t *build_id, size_t le
 		}
 	}
 
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (len && urls && *urls) {
-		debuginfod_client *c = debuginfod_begin();
-		if (c) {
-			char *got = NULL;
-			int fd = debuginfod_find_debuginfo(c, build_id, (int)len, &got);
-			debuginfod_end(c);
-			if (fd >= 0) {
-				close(fd);
-				if (got) {
-					free(mm);
-					return got;
-				}
-			}
-			free(got);
-		}
+	char *got = dwarf_debuginfod_fetch(build_id, len);
+	if (got) {
+		free(mm);
+		return got;
 	}
 
 	char want[129];
@@ -101,4 +89,23 @@ char *dwarf_find_vmlinux(const char *release, const uint8_t *build_id, size_t le
 			 release && *release ? release : "RELEASE");
 	}
 	return NULL;
+}
+
+char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *c;
+	char *path = NULL;
+	int fd;
+
+	if (!len || !urls || !*urls || !(c = debuginfod_begin()))
+		return NULL;
+	fd = debuginfod_find_debuginfo(c, build_id, (int)len, &path);
+	debuginfod_end(c);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
 }

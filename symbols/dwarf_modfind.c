@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <gelf.h>
-#include <elfutils/debuginfod.h>
 #include "dwarf_sym.h"
 
 #define MAX_DEPTH 8
@@ -202,22 +201,10 @@ char *dwarf_modfind_path(struct dwarf_modfind *mf, const char *module, const uin
 		return strdup(mf->v[i].path);
 	}
 
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (len && urls && *urls) {
-		debuginfod_client *c = debuginfod_begin();
-		if (c) {
-			char *path = NULL;
-			int fd = debuginfod_find_debuginfo(c, bid, (int)len, &path);
-			debuginfod_end(c);
-			if (fd >= 0) {
-				close(fd);
-				if (path) {
-					free(name);
-					return path;
-				}
-			}
-			free(path);
-		}
+	char *fetched = dwarf_debuginfod_fetch(bid, len);
+	if (fetched) {
+		free(name);
+		return fetched;
 	}
 	dwarf_build_id_hex(bid, len, want);
 	if (mismatch)

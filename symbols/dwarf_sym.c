@@ -279,6 +279,19 @@ oom:
 	return -1;
 }
 
+
+/* per-CU slots, once the CU table is known */
+static int alloc_cu_state(struct dwarf_sym *ds, char *err, size_t errlen)
+{
+	ds->cus = calloc(ds->ncus ? ds->ncus : 1, sizeof(*ds->cus));
+	ds->cu_state = calloc(ds->ncus ? ds->ncus : 1, 1);
+	if (!ds->cus || !ds->cu_state) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct dwarf_sym *ds = calloc(1, sizeof(*ds));
@@ -337,12 +350,8 @@ struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, si
 	} else {
 		ds->dirty = 1; /* at least the CU table is worth saving */
 	}
-	ds->cus = calloc(ds->ncus ? ds->ncus : 1, sizeof(*ds->cus));
-	ds->cu_state = calloc(ds->ncus ? ds->ncus : 1, 1);
-	if (!ds->cus || !ds->cu_state) {
-		snprintf(err, errlen, "out of memory");
+	if (alloc_cu_state(ds, err, errlen))
 		goto fail;
-	}
 	return ds;
 fail:
 	dwarf_sym_close(ds);
@@ -369,12 +378,8 @@ struct dwarf_sym *dwarf_sym_from_dwarf(const char *path, Elf *elf, Dwarf *dbg, u
 	ds->external = true;
 	if (build_cu_table(ds, err, errlen))
 		goto fail;
-	ds->cus = calloc(ds->ncus ? ds->ncus : 1, sizeof(*ds->cus));
-	ds->cu_state = calloc(ds->ncus ? ds->ncus : 1, 1);
-	if (!ds->cus || !ds->cu_state) {
-		snprintf(err, errlen, "out of memory");
+	if (alloc_cu_state(ds, err, errlen))
 		goto fail;
-	}
 	return ds;
 fail:
 	ds->dbg = NULL;

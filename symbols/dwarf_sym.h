@@ -119,6 +119,9 @@ void dwarf_modfind_free(struct dwarf_modfind *mf);
 
 /* Hex form of a build-id ("" when len == 0); out needs 2*len+1 bytes. */
 void dwarf_build_id_hex(const uint8_t *id, size_t len, char *out);
+/* the debug file with this build-id from the servers in $DEBUGINFOD_URLS
+ * (malloc'ed path in debuginfod's cache), or NULL if unset or not found */
+char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len);
 
 /* Source-path globs (record-time ":kernel/bpf/ *.c", without the space): calls cb once for
  * every out-of-line function (DW_TAG_subprogram with code) of every CU whose
