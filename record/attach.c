@@ -229,46 +229,62 @@ out:
 	return ret;
 }
 
-static int attach_single(struct tracer *t, const struct selection *sel, int verbose,
-			 char *err, size_t errlen)
+/* attaches function i of the selection; returns -1 with errno set on failure */
+typedef int (*attach_one_fn)(struct tracer *t, const struct selection *sel, size_t i);
+
+/* the per-function attach loop of the kprobe and fentry modes: progress on a
+ * TTY, failures counted (and named with -v), stops early on Ctrl-C; an error
+ * only when nothing could be attached. how_msg goes into the per-function
+ * message, mode_name into the final error. */
+static int attach_each(struct tracer *t, const struct selection *sel, int verbose,
+		       attach_one_fn attach_one, const char *how_msg, const char *mode_name,
+		       char *err, size_t errlen)
 {
 	struct tty_status st;
 
 	tty_status_init(&st, stderr);
 	for (size_t i = 0; i < sel->n && !capture_stopping(); i++) {
-		LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .offset = sel->v[i].addr);
-		struct bpf_link *lx, *le;
-
-		opts.retprobe = true;
-		lx = bpf_program__attach_kprobe_opts(t->skel->progs.rs_kexit, NULL, &opts);
-		if (!lx)
-			goto failed;
-		opts.retprobe = false;
-		le = bpf_program__attach_kprobe_opts(t->skel->progs.rs_kentry, NULL, &opts);
-		if (!le) {
-			bpf_link__destroy(lx);
-			goto failed;
-		}
-		push_link(t, lx);
-		push_link(t, le);
-		t->attached++;
-		progress(&st, i + 1, sel->n);
-		continue;
-failed:
-		t->failed++;
-		if (verbose) {
-			tty_status_clear(&st);
-			fprintf(stderr, "Function '%s' could not be attached: %s\n",
-				sel->v[i].name, strerror(errno));
+		if (attach_one(t, sel, i) == 0) {
+			t->attached++;
+		} else {
+			t->failed++;
+			if (verbose) {
+				tty_status_clear(&st);
+				fprintf(stderr, "Function '%s' could not be attached%s: %s\n",
+					sel->v[i].name, how_msg, strerror(errno));
+			}
 		}
 		progress(&st, i + 1, sel->n);
 	}
 	tty_status_clear(&st);
 	if (!t->attached && !capture_stopping()) {
-		snprintf(err, errlen, "no function could be attached with kprobes (last error: %s)",
-			 strerror(errno));
+		snprintf(err, errlen, "no function could be attached with %s (last error: %s)",
+			 mode_name, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size_t i)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .offset = sel->v[i].addr);
+	struct bpf_link *lx, *le;
+
+	opts.retprobe = true;
+	lx = bpf_program__attach_kprobe_opts(t->skel->progs.rs_kexit, NULL, &opts);
+	if (!lx)
+		return -1;
+	opts.retprobe = false;
+	le = bpf_program__attach_kprobe_opts(t->skel->progs.rs_kentry, NULL, &opts);
+	if (!le) {
+		int e = errno;
+
+		bpf_link__destroy(lx);
+		errno = e;
+		return -1;
+	}
+	push_link(t, lx);
+	push_link(t, le);
 	return 0;
 }
 
@@ -294,65 +310,56 @@ static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int
 	return 0;
 }
 
+/* function 0 attaches the loaded templates; the others get clones */
+static int attach_fentry_one(struct tracer *t, const struct selection *sel, size_t i)
+{
+	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
+	int pfx, lfx, pfe, lfe, e;
+
+	if (i == 0) {
+		struct bpf_link *lx = bpf_program__attach_trace(px), *le;
+
+		if (!lx)
+			return -1;
+		le = bpf_program__attach_trace(pe);
+		if (!le) {
+			e = errno;
+			bpf_link__destroy(lx);
+			errno = e;
+			return -1;
+		}
+		push_link(t, lx);
+		push_link(t, le);
+		return 0;
+	}
+	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, &pfx, &lfx))
+		return -1;
+	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, &pfe, &lfe)) {
+		e = errno;
+		close(lfx);
+		close(pfx);
+		errno = e;
+		return -1;
+	}
+	/* this order is read back by tracer_prog_misses */
+	push_fd(t, lfx);
+	push_fd(t, lfe);
+	push_fd(t, pfx);
+	push_fd(t, pfe);
+	return 0;
+}
+
 static int attach_fentry(struct tracer *t, const struct selection *sel, int verbose,
 			 char *err, size_t errlen)
 {
 	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
-	struct tty_status st;
 
-	tty_status_init(&st, stderr);
 	if (!bpf_program__insn_cnt(pe) || !bpf_program__insn_cnt(px)) {
 		snprintf(err, errlen, "libbpf kept no instructions of the loaded fentry template");
 		return -1;
 	}
-	for (size_t i = 0; i < sel->n && !capture_stopping(); i++) {
-		int pfx, lfx, pfe, lfe;
-
-		if (i == 0) {
-			struct bpf_link *lx = bpf_program__attach_trace(px), *le;
-
-			if (!lx)
-				goto failed;
-			le = bpf_program__attach_trace(pe);
-			if (!le) {
-				bpf_link__destroy(lx);
-				goto failed;
-			}
-			push_link(t, lx);
-			push_link(t, le);
-		} else {
-			if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, &pfx, &lfx))
-				goto failed;
-			if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, &pfe, &lfe)) {
-				close(lfx);
-				close(pfx);
-				goto failed;
-			}
-			/* this order is read back by tracer_prog_misses */
-			push_fd(t, lfx);
-			push_fd(t, lfe);
-			push_fd(t, pfx);
-			push_fd(t, pfe);
-		}
-		t->attached++;
-		progress(&st, i + 1, sel->n);
-		continue;
-failed:
-		t->failed++;
-		if (verbose) {
-			tty_status_clear(&st);
-			fprintf(stderr, "Function '%s' could not be attached with fentry/fexit: %s\n",
-				sel->v[i].name, strerror(errno));
-		}
-		progress(&st, i + 1, sel->n);
-	}
-	tty_status_clear(&st);
-	if (!t->attached && !capture_stopping()) {
-		snprintf(err, errlen, "no function could be attached with fentry/fexit (last error: %s)",
-			 strerror(errno));
-		return -1;
-	}
-	return 0;
+	return attach_each(t, sel, verbose, attach_fentry_one, " with fentry/fexit",
+			   "fentry/fexit", err, errlen);
 }
 
 int tracer_attach(struct tracer *t, const struct selection *sel, int verbose,
@@ -373,7 +380,9 @@ int tracer_attach(struct tracer *t, const struct selection *sel, int verbose,
 
 	switch (t->mode) {
 	case ATTACH_KPROBE_MULTI: ret = attach_multi(t, sel, verbose, err, errlen); break;
-	case ATTACH_KPROBE: ret = attach_single(t, sel, verbose, err, errlen); break;
+	case ATTACH_KPROBE:
+		ret = attach_each(t, sel, verbose, attach_kprobe_one, "", "kprobes", err, errlen);
+		break;
 	case ATTACH_FENTRY: ret = attach_fentry(t, sel, verbose, err, errlen); break;
 	default:
 		snprintf(err, errlen, "internal error: no attach mode");

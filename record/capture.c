@@ -70,7 +70,6 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 	double last_tick = mono_s(), last_status = last_tick;
 	int ret = 0;
 
-	capture_catch_signals();
 	rb = ring_buffer__new(tracer_ringbuf_fd(t), on_rb, &c, NULL);
 	if (!rb) {
 		snprintf(err, errlen, "ring buffer setup failed: %s", strerror(errno));

@@ -26,7 +26,8 @@ struct capture_sink {
 void capture_catch_signals(void);
 /* a stop was requested: attach loops give up early, capture ends */
 bool capture_stopping(void);
-/* installs the handlers too; runs until stopped; child may be NULL */
+/* runs until a stop is requested (handlers from capture_catch_signals) or
+ * the spawned child exits; child may be NULL */
 int capture_run(struct tracer *t, struct spawned *child, const struct capture_sink *sink,
 		char *err, size_t errlen);
 /* records the ring buffer consumer saw with an impossible size */
