@@ -62,11 +62,14 @@ run live ./retsnoop -c bpf -o /out/live.rsr -- ./simfail bpf-bad-map-val-size-pe
 # record-time process filters (-n/-N/-p/-P) on a recorder started without
 # -- CMD: two workloads, one of them excluded by each filter
 cp ./simfail ./simother
+wait_for() {  # FILE PATTERN: until a line of FILE matches, at most 120 s
+	i=0; while ! grep -q "\$2" "\$1" 2>/dev/null && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+}
 bg_rec() {  # NAME FLAGS...: start a recorder, return once it is recording
 	name=\$1; shift
 	\$R "\$@" $BPF_GLOBS -o /out/\$name.rsr >/out/\$name.out 2>/out/\$name.err &
 	echo \$! >/out/\$name.recpid
-	i=0; while ! grep -q '^Recording ' /out/\$name.err && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+	wait_for /out/\$name.err '^Recording '
 }
 stop_rec() { p=\$(cat /out/\$1.recpid); kill -INT \$p; wait \$p; echo \$? >/out/\$1.rc; }
 gated() {   # a process that becomes ./simfail CASE once ./go exists (exec keeps its PID)
@@ -92,7 +95,7 @@ stop_rec nopid
 # detach what was attached, finish the file
 \$R -v -K -c bpf -o /out/early.rsr >/out/early.out 2>/out/early.err &
 p=\$!
-i=0; while ! grep -q '^Found ' /out/early.err && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+wait_for /out/early.err '^Found '
 sleep 3
 kill -INT \$p; wait \$p; echo \$? >/out/early.rc
 dmesg >/out/dmesg
