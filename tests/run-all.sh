@@ -8,7 +8,11 @@ SUITES=("$@")
 [ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden dwarf cli vm)
 TOTAL_P=0 TOTAL_F=0 BROKEN=0
 LOG=$(mktemp)
-trap 'rm -f "$LOG"' EXIT
+# tests/vm/vmrun appends a line here for each guest it had to boot again
+# because it died before its command started (a boot-time panic)
+export VMRUN_RETRY_LOG
+VMRUN_RETRY_LOG=$(mktemp)
+trap 'rm -f "$LOG" "$VMRUN_RETRY_LOG"' EXIT
 
 tally() {   # reads suite output on stdin, echoes it, sums the counts
 	local line p f
@@ -28,6 +32,13 @@ run_suite() {  # NAME CMD...
 	"$@" 2>&1 | tally
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" != 0 ]; then echo "=== $name: exit status $rc"; BROKEN=$((BROKEN + 1)); fi
+	local retries
+	retries=$(wc -l <"$VMRUN_RETRY_LOG")
+	if [ "$retries" -gt 0 ]; then
+		echo "=== $name: $retries VM boot retries (guest died before its command started):"
+		sed 's/^/===   /' "$VMRUN_RETRY_LOG"
+		cat "$VMRUN_RETRY_LOG" >>"$LOG.retries"; : >"$VMRUN_RETRY_LOG"
+	fi
 }
 
 for s in "${SUITES[@]}"; do
@@ -48,5 +59,7 @@ for s in "${SUITES[@]}"; do
 done
 while read -r p f; do TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); done <"$LOG"
 if [ "$BROKEN" -gt 0 ] && [ "$TOTAL_F" -eq 0 ]; then TOTAL_F=$BROKEN; fi
+RETRIES=$(cat "$LOG.retries" 2>/dev/null | wc -l); rm -f "$LOG.retries"
+echo "VM boot retries: $RETRIES"
 echo "all: $TOTAL_P passed, $TOTAL_F failed"
 [ "$TOTAL_F" -eq 0 ] && [ "$BROKEN" -eq 0 ] && [ "$TOTAL_P" -gt 0 ]
