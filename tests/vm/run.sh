@@ -67,6 +67,7 @@ GROUPS_SEEN=()
 ok()  { local g=$1; [ -n "${PASS[$g]+x}" ] || { PASS[$g]=0; FAIL[$g]=0; GROUPS_SEEN+=("$g"); }; PASS[$g]=$((PASS[$g] + 1)); }
 bad() { local g=$1; shift; [ -n "${PASS[$g]+x}" ] || { PASS[$g]=0; FAIL[$g]=0; GROUPS_SEEN+=("$g"); }; FAIL[$g]=$((FAIL[$g] + 1)); say "FAIL [$g] $*"; }
 check() { local g=$1 msg=$2; shift 2; if "$@"; then ok "$g"; else bad "$g" "$msg"; fi; }
+not() { ! "$@"; }
 
 # report_facts REPORT: for the first session of simfail, one line per row with
 # a result: "ROW <symbol without offset> <result>"; plus "SESSIONS <n>"
@@ -196,6 +197,14 @@ harness_selftest() {
         -- sh -c 'echo c >/proc/sysrq-trigger; sleep 30' 2>"$d/2.err" || rc=$?
     check $G "kernel crash gave status $rc, wanted 125" [ "$rc" = 125 ]
     check $G "kernel crash not reported: $(tail -n 3 "$d/2.err")" grep -q 'KERNEL PANIC' "$d/2.err"
+    check $G "a crash after the command started was retried" not grep -q RETRY "$d/2.err"
+    # a guest that panics while booting (no init to run) is booted once more,
+    # said on stderr and counted in VMRUN_RETRY_LOG (a private one here)
+    rc=0; VMRUN_RETRY_LOG=$d/retries tests/vm/vmrun -q --timeout 120 --kernel "$KIMG" --modules "$KMODS" \
+        --append rdinit=/no-such-init -- true 2>"$d/4.err" || rc=$?
+    check $G "boot-time panic gave status $rc, wanted 125" [ "$rc" = 125 ]
+    check $G "boot-time panic not retried once: $(grep -c RETRY "$d/4.err") RETRY lines" [ "$(grep -c RETRY "$d/4.err")" = 1 ]
+    check $G "boot-time retry not counted: $(cat "$d/retries" 2>/dev/null)" [ "$(wc -l <"$d/retries" 2>/dev/null)" = 1 ]
     rc=0; tests/vm/vmrun -q --timeout 15 --kernel "$KIMG" --modules "$KMODS" -- sleep 100 2>"$d/3.err" || rc=$?
     check $G "timeout gave status $rc, wanted 124" [ "$rc" = 124 ]
 }
