@@ -1,6 +1,9 @@
 # Makefile - builds the BPF object and its skeleton, retsnoop-record,
 # retsnoop-report, simfail and the unit tests; `make test` runs every test.
 # Sources are picked up per folder (see docs/design.md for who owns what).
+# Header dependencies come from the compiler (-MMD -MP, build/**/*.d); only
+# record/ and live/ objects need the BPF skeleton, so retsnoop-report builds
+# without clang and bpftool.
 
 CC      ?= gcc
 CLANG   ?= clang
@@ -12,6 +15,7 @@ O       := build
 WARN     := -Wall -Wextra
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -I. -I$(O) -D_GNU_SOURCE
+DEPFLAGS := -MMD -MP
 LDLIBS   := -lbpf -ldw -lelf -lz -lzstd -ldebuginfod -lpthread -lm
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -30,7 +34,12 @@ REPORT_OBJS := $(REPORT_SRCS:%.c=$(O)/%.o)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(O)/%.o)
 ASAN_OBJS   := $(LIB_SRCS:%.c=$(O)/asan/%.o) $(RECORD_SRCS:%.c=$(O)/asan/%.o)
 TEST_BINS   := $(TEST_SRCS:tests/unit/%.c=$(O)/tests/%)
-HDRS        := $(wildcard */*.h bpf/*.h)
+# objects whose sources may include the skeleton (build order only; the
+# .d files then make the ones that do include it depend on it)
+SKEL_USERS  := $(RECORD_SRCS:%.c=$(O)/%.o) $(RECORD_SRCS:%.c=$(O)/asan/%.o) \
+	       $(O)/record/main.o $(O)/live/main.o
+ALL_OBJS    := $(LIB_OBJS) $(RECORD_OBJS) $(ASAN_OBJS) $(O)/record/main.o \
+	       $(O)/report/main.o $(O)/live/main.o
 
 BINS := $(O)/retsnoop-record $(O)/retsnoop-report $(O)/simfail
 ifneq ($(wildcard live/main.c),)
@@ -49,13 +58,20 @@ $(O)/retsnoop.skel.h: $(O)/retsnoop.bpf.o
 	$(BPFTOOL) gen skeleton $< name retsnoop_bpf > $@
 
 # ------------------------------------------------------------ C objects --
-$(O)/%.o: %.c $(HDRS) $(O)/retsnoop.skel.h
+$(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(O)/asan/%.o: %.c $(HDRS) $(O)/retsnoop.skel.h
+$(O)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -O1 $(SANFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -O1 $(SANFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(SKEL_USERS): | $(O)/retsnoop.skel.h
+
+# built through the test binaries' pattern rule: keep them between runs
+.SECONDARY: $(ASAN_OBJS)
+
+-include $(ALL_OBJS:.o=.d)
 
 # record/ and report/ never link each other: only the live tool composes them
 $(O)/retsnoop-record: $(O)/record/main.o $(RECORD_OBJS) $(BASE_OBJS)
