@@ -7,7 +7,6 @@
 #include <gelf.h>
 #include <elfutils/libdwelf.h>
 #include "dwarf_elf.h"
-#include "dwarf_sym.h"
 
 int elf_build_id(Elf *elf, uint8_t *buf, size_t bufsz)
 {

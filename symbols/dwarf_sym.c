@@ -292,7 +292,7 @@ static int alloc_cu_state(struct dwarf_sym *ds, char *err, size_t errlen)
 	return 0;
 }
 
-struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, size_t errlen)
+struct dwarf_sym *dwarf_sym_open_linked(const char *path, unsigned flags, char *err, size_t errlen)
 {
 	struct dwarf_sym *ds = calloc(1, sizeof(*ds));
 	const char *nc = getenv("RETSNOOP_NO_SYMCACHE");
@@ -316,12 +316,6 @@ struct dwarf_sym *dwarf_sym_open(const char *path, unsigned flags, char *err, si
 	if (!ds->elf || elf_kind(ds->elf) != ELF_K_ELF) {
 		snprintf(err, errlen, "%s: not an ELF file", path);
 		goto fail;
-	}
-	GElf_Ehdr eh;
-	if (gelf_getehdr(ds->elf, &eh) && eh.e_type == ET_REL) {
-		/* a module's debug file: relocated through libdwfl */
-		dwarf_sym_close(ds);
-		return dwarf_sym_open_module(path, NULL, NULL, 0, err, errlen);
 	}
 	int bl = elf_build_id(ds->elf, ds->bid, sizeof(ds->bid));
 	ds->bidlen = bl > 0 ? (size_t)bl : 0;

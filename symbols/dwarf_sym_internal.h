@@ -1,5 +1,6 @@
 /* dwarf_sym_internal.h - the symbolizer's private state, shared by
- * dwarf_sym.c (core) and dwarf_cuglob.c (CU path globs). Not an API. */
+ * dwarf_sym.c (core), dwarf_module.c (modules), dwarf_open.c (which of
+ * the two opens a file) and dwarf_cuglob.c (CU path globs). Not an API. */
 #ifndef RS_DWARF_SYM_INTERNAL_H
 #define RS_DWARF_SYM_INTERNAL_H
 
@@ -49,6 +50,11 @@ struct dwarf_sym {
  * cache, no worker threads, CU table from the CU DIEs */
 struct dwarf_sym *dwarf_sym_from_dwarf(const char *path, Elf *elf, Dwarf *dbg, uint64_t bias,
 				       char *err, size_t errlen);
+
+/* a linked ELF (vmlinux): the core of dwarf_sym_open, which sends module
+ * debug files (ET_REL) to dwarf_sym_open_module instead */
+struct dwarf_sym *dwarf_sym_open_linked(const char *path, unsigned flags, char *err,
+					size_t errlen);
 
 int dwarf_sym_dbg(struct dwarf_sym *ds);
 int dwarf_sym_ensure_cu(struct dwarf_sym *ds, uint32_t cu);
