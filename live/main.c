@@ -1,5 +1,5 @@
 /* main.c - retsnoop, the live tool: records with the recorder's session
- * (record/session.h) and hands every record to the same analysis and
+ * (record/recorder.h) and hands every record to the same analysis and
  * report engine retsnoop-report uses (report/analysis.h, report/report.h):
  * text views or NDJSON per session as it ends, --stack-has filtering,
  * --perfetto / --folded / --summary completed at exit. So live output and a
@@ -8,7 +8,7 @@
  * the report-time filters). */
 #include "record/features.h"
 #include "record/options.h"
-#include "record/session.h"
+#include "record/recorder.h"
 #include "report/analysis.h"
 #include "report/report.h"
 #include "report/report_config.h"
@@ -110,6 +110,23 @@ static int parse_report_args(struct live *l)
 	return 0;
 }
 
+/* the recording, its records handed to the hooks; the exit status */
+static int record_live(const struct record_opts *o, const struct record_hooks *hooks)
+{
+	struct recorder *rec = recorder_new(o, PROG, hooks, stderr);
+	int r;
+
+	if (!rec) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return 1;
+	}
+	r = recorder_execute(rec);
+	if (*recorder_error(rec))
+		fprintf(stderr, "%s: %s\n", PROG, recorder_error(rec));
+	recorder_free(rec);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct record_opts o;
@@ -169,7 +186,7 @@ int main(int argc, char **argv)
 	}
 	r = parse_report_args(&l);
 	if (!r)
-		r = record_run(&o, PROG, &hooks);
+		r = record_live(&o, &hooks);
 	if (!r && l.failed)
 		r = 1;
 	if (l.rep)

@@ -1,7 +1,7 @@
 /* attach.c - loads the retsnoop BPF skeleton for one attach mode and
  * attaches it to every selected function (attach.h). */
 #include "record/attach.h"
-#include "record/capture.h"
+#include "record/stop_signal.h"
 #include "record/tty_status.h"
 #include "common/array_grow.h"
 #include "record/features.h"
@@ -215,7 +215,7 @@ static int attach_multi(struct tracer *t, const struct selection *sel, int verbo
 		goto out;
 retry:
 		if (verbose)
-			fprintf(stderr, "kprobe.multi attach by %s failed: %s%s\n",
+			fprintf(t->log, "kprobe.multi attach by %s failed: %s%s\n",
 				by_name ? "name" : "address", strerror(errno),
 				by_name ? "" : "; retrying by name");
 	}
@@ -242,22 +242,22 @@ static int attach_each(struct tracer *t, const struct selection *sel, int verbos
 {
 	struct tty_status st;
 
-	tty_status_init(&st, stderr);
-	for (size_t i = 0; i < sel->n && !capture_stopping(); i++) {
+	tty_status_init(&st, t->log);
+	for (size_t i = 0; i < sel->n && !stop_requested(); i++) {
 		if (attach_one(t, sel, i) == 0) {
 			t->attached++;
 		} else {
 			t->failed++;
 			if (verbose) {
 				tty_status_clear(&st);
-				fprintf(stderr, "Function '%s' could not be attached%s: %s\n",
+				fprintf(t->log, "Function '%s' could not be attached%s: %s\n",
 					sel->v[i].name, how_msg, strerror(errno));
 			}
 		}
 		progress(&st, i + 1, sel->n);
 	}
 	tty_status_clear(&st);
-	if (!t->attached && !capture_stopping()) {
+	if (!t->attached && !stop_requested()) {
 		snprintf(err, errlen, "no function could be attached with %s (last error: %s)",
 			 mode_name, strerror(errno));
 		return -1;
@@ -362,20 +362,21 @@ static int attach_fentry(struct tracer *t, const struct selection *sel, int verb
 			   "fentry/fexit", err, errlen);
 }
 
-int tracer_attach(struct tracer *t, const struct selection *sel, int verbose,
+int tracer_attach(struct tracer *t, const struct selection *sel, int verbose, FILE *log,
 		  char *err, size_t errlen)
 {
 	uint64_t t0 = now_ns();
 	int ret;
 
+	t->log = log;
 	/* lifecycle tracepoints: sessions of exiting threads, forked children */
 	t->skel->links.rs_task_exit = bpf_program__attach(t->skel->progs.rs_task_exit);
 	if (!t->skel->links.rs_task_exit)
-		fprintf(stderr, "warning: sched_process_exit hook failed: %s; sessions of threads "
+		fprintf(t->log, "warning: sched_process_exit hook failed: %s; sessions of threads "
 			"exiting mid-call are freed only when the table fills\n", strerror(errno));
 	t->skel->links.rs_task_fork = bpf_program__attach(t->skel->progs.rs_task_fork);
 	if (!t->skel->links.rs_task_fork)
-		fprintf(stderr, "warning: sched_process_fork hook failed: %s; children of the traced "
+		fprintf(t->log, "warning: sched_process_fork hook failed: %s; children of the traced "
 			"command are not followed\n", strerror(errno));
 
 	switch (t->mode) {

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "record/options.h"
 #include "record/select.h"
@@ -24,6 +25,7 @@ struct tracer {
 	size_t nfds, fds_cap;
 	size_t attached, failed;
 	uint64_t attach_ns, detach_ns;
+	FILE *log;                /* warnings, -v failures, the TTY progress bar */
 };
 
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
@@ -31,7 +33,9 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 /* pid filters (-p/-P and the spawned child), comm filters, function tables */
 int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		     pid_t child, char *err, size_t errlen);
-int tracer_attach(struct tracer *t, const struct selection *sel, int verbose,
+/* warnings (a lifecycle hook that failed), with verbose each function
+ * that failed, and on a terminal the progress bar go to log */
+int tracer_attach(struct tracer *t, const struct selection *sel, int verbose, FILE *log,
 		  char *err, size_t errlen);
 void tracer_start(struct tracer *t);
 void tracer_stop(struct tracer *t);

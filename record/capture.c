@@ -1,35 +1,13 @@
 /* capture.c - the ring-buffer polling loop (capture.h). */
 #include "record/capture.h"
+#include "record/stop_signal.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-static volatile sig_atomic_t stop_requested;
 static unsigned long bad_records;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-void capture_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-bool capture_stopping(void)
-{
-	return stop_requested != 0;
-}
 
 unsigned long capture_bad_records(void)
 {
@@ -75,7 +53,7 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 		snprintf(err, errlen, "ring buffer setup failed: %s", strerror(errno));
 		return -1;
 	}
-	while (!stop_requested) {
+	while (!stop_requested()) {
 		int n = ring_buffer__poll(rb, 100);
 
 		if (n < 0 && n != -EINTR) {

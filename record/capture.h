@@ -20,13 +20,7 @@ struct capture_sink {
 	void *ctx;
 };
 
-/* installs the SIGINT/SIGTERM handlers that request a clean stop; called
- * before attaching so that a signal during a long attach is not lost (an
- * ignored SIGINT, as in a shell's background job, is overridden too) */
-void capture_catch_signals(void);
-/* a stop was requested: attach loops give up early, capture ends */
-bool capture_stopping(void);
-/* runs until a stop is requested (handlers from capture_catch_signals) or
+/* runs until a stop is requested (stop_signal.h) or
  * the spawned child exits; child may be NULL */
 int capture_run(struct tracer *t, struct spawned *child, const struct capture_sink *sink,
 		char *err, size_t errlen);

@@ -2,7 +2,7 @@
  * probes, and write every captured session to a recording file. */
 #include "record/features.h"
 #include "record/options.h"
-#include "record/session.h"
+#include "record/recorder.h"
 #include <stdio.h>
 
 #define PROG "retsnoop-record"
@@ -10,6 +10,7 @@
 int main(int argc, char **argv)
 {
 	struct record_opts o;
+	struct recorder *rec;
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -30,7 +31,16 @@ int main(int argc, char **argv)
 	default:
 		return 2;
 	}
-	r = record_run(&o, PROG, NULL);
+	rec = recorder_new(&o, PROG, NULL, stderr);
+	if (!rec) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		record_opts_free(&o);
+		return 1;
+	}
+	r = recorder_execute(rec);
+	if (*recorder_error(rec))
+		fprintf(stderr, "%s: %s\n", PROG, recorder_error(rec));
+	recorder_free(rec);
 	record_opts_free(&o);
 	return r;
 }

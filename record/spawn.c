@@ -48,19 +48,24 @@ int spawn_gated(struct spawned *s, char **argv, char *err, size_t errlen)
 	return 0;
 }
 
-void spawn_release(struct spawned *s)
+int spawn_release(struct spawned *s, char *err, size_t errlen)
 {
 	char c = 'g';
-	int e = 0, rfd = s->status;
+	int e = 0, rfd = s->status, ret = 0;
 
-	if (write(s->gate_fd, &c, 1) != 1)
-		perror("releasing the command");
+	if (write(s->gate_fd, &c, 1) != 1) {
+		snprintf(err, errlen, "releasing the command: %s", strerror(errno));
+		ret = -1;
+	}
 	close(s->gate_fd);
 	s->gate_fd = -1;
-	if (read(rfd, &e, sizeof(e)) == (ssize_t)sizeof(e))
-		fprintf(stderr, "retsnoop-record: cannot run the command: %s\n", strerror(e));
+	if (read(rfd, &e, sizeof(e)) == (ssize_t)sizeof(e)) {
+		snprintf(err, errlen, "cannot run the command: %s", strerror(e));
+		ret = -1;
+	}
 	close(rfd);
 	s->status = 0;
+	return ret;
 }
 
 bool spawn_poll(struct spawned *s)

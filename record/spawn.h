@@ -4,6 +4,7 @@
 #define RS_SPAWN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct spawned {
@@ -14,7 +15,9 @@ struct spawned {
 };
 
 int spawn_gated(struct spawned *s, char **argv, char *err, size_t errlen);
-void spawn_release(struct spawned *s);
+/* lets the child exec; -1 with the reason in err when it could not be
+ * released or its exec failed (the child then exits 127) */
+int spawn_release(struct spawned *s, char *err, size_t errlen);
 /* non-blocking; true once the child has exited (status filled) */
 bool spawn_poll(struct spawned *s);
 void spawn_kill(struct spawned *s);

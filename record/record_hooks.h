@@ -1,14 +1,15 @@
-/* session.h - one recording run (checks, selection, attach, capture,
- * detach), shared by retsnoop-record and the live retsnoop tool. Records go
- * to the file given by -o and/or to the hooks. */
-#ifndef RS_RECORD_SESSION_H
-#define RS_RECORD_SESSION_H
+/* record_hooks.h - how a command follows a recording as it happens (the
+ * live tool renders sessions through them): the file's header and tables,
+ * tracing is live, every record, the final statistics. */
+#ifndef RS_RECORD_HOOKS_H
+#define RS_RECORD_HOOKS_H
 
+#include <stddef.h>
 #include "format/rsfile.h"
-#include "record/options.h"
 
 struct record_hooks {
-	/* the header and tables exactly as written to the file; non-zero aborts */
+	/* the header and tables exactly as written to the file; non-zero
+	 * aborts (the hook has said why) */
 	int (*on_start)(void *ctx, const struct rsf_meta *meta,
 			const struct rsf_ksym *ksyms, size_t nksyms,
 			const struct rsf_module *mods, size_t nmods,
@@ -21,8 +22,5 @@ struct record_hooks {
 	void (*on_end)(void *ctx, const struct rsf_stats *stats);
 	void *ctx;
 };
-
-/* Returns the process exit status (the command's with `-- CMD`). */
-int record_run(struct record_opts *o, const char *prog, const struct record_hooks *hooks);
 
 #endif

@@ -1,0 +1,85 @@
+/* record_sink.c - the capture loop's consumer (record_sink.h): -x/-X,
+ * file writer, hooks, status line. */
+#include "record/record_sink.h"
+#include <string.h>
+
+void record_sink_init(struct record_sink *s, FILE *log)
+{
+	s->records = s->filtered = s->sessions = 0;
+	tty_status_init(&s->status, log);
+	s->start_s = tty_status_now();
+}
+
+static int emit(struct record_sink *s, const void *rec, uint32_t size)
+{
+	s->records++;
+	if (s->w && rsf_writer_add(s->w, rec, size))
+		return -1;
+	if (s->hooks && s->hooks->on_record) {
+		/* the hook may print a session: never mix it with the status line */
+		tty_status_clear(&s->status);
+		return s->hooks->on_record(s->hooks->ctx, rec, size);
+	}
+	return 0;
+}
+
+static void on_status(void *ctx)
+{
+	struct record_sink *s = ctx;
+	struct rs_bpf_stats bs;
+	char line[160];
+	double now = tty_status_now();
+
+	if (!s->status.enabled)
+		return;
+	tracer_stats(s->tr, &bs);
+	tty_status_format(line, sizeof(line), s->sessions,
+			  bs.sessions_dropped + bs.sessions_table_full, bs.sessions_incomplete,
+			  now - s->start_s);
+	tty_status_show(&s->status, line, now, false);
+}
+
+static uint32_t sel_flags(void *ctx, uint32_t id)
+{
+	const struct selection *sel = ctx;
+
+	return id < sel->n ? sel->v[id].flags : 0;
+}
+
+static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
+{
+	struct record_sink *s = ctx;
+	const struct rs_rec_session_end *end = (const void *)rec;
+	struct rs_rec_session_end copy;
+
+	if (rec->type != RS_REC_SESSION_END || size < sizeof(*end) ||
+	    (end->flags & RS_SESS_IGNORED))
+		return emit(s, rec, (uint32_t)size);
+	if (err_filter_active(s->errs) &&
+	    !err_filter_keep(s->errs, end, sel_flags, (void *)s->sel)) {
+		/* keep the record so trace data is freed, but mark it filtered */
+		memcpy(&copy, end, sizeof(copy));
+		copy.flags |= RS_SESS_IGNORED;
+		s->filtered++;
+		return emit(s, &copy, sizeof(copy));
+	}
+	s->sessions++;
+	return emit(s, rec, (uint32_t)size);
+}
+
+static void on_tick(void *ctx)
+{
+	struct record_sink *s = ctx;
+
+	if (s->w && rsf_writer_flush(s->w)) {
+		tty_status_clear(&s->status);
+		fprintf(s->status.f, "%s: flushing the recording failed: %s\n", s->prog,
+			rsf_writer_error(s->w));
+	}
+}
+
+struct capture_sink record_sink_callbacks(struct record_sink *s)
+{
+	return (struct capture_sink){ .on_record = on_record, .on_tick = on_tick,
+				      .on_status = on_status, .ctx = s };
+}

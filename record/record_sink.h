@@ -1,0 +1,34 @@
+/* record_sink.h - where captured records go: -x/-X applied to each
+ * SESSION_END, then the file writer and the command's hooks; sessions
+ * counted for the TTY status line, the file flushed once a second. */
+#ifndef RS_RECORD_SINK_H
+#define RS_RECORD_SINK_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "common/errfilter.h"
+#include "format/rsfile.h"
+#include "record/attach.h"
+#include "record/capture.h"
+#include "record/record_hooks.h"
+#include "record/select.h"
+#include "record/tty_status.h"
+
+struct record_sink {
+	struct rsf_writer *w;             /* NULL: no file (live tool without -o) */
+	const struct selection *sel;      /* function flags for -x/-X */
+	const struct err_filter *errs;
+	const struct record_hooks *hooks; /* may be NULL */
+	const struct tracer *tr;          /* drop counters for the status line */
+	const char *prog;                 /* prefix of the flush-failure warning */
+	struct tty_status status;         /* TTY-only live status line */
+	double start_s;
+	uint64_t records, filtered, sessions;
+};
+
+/* status line on log (when a terminal); counters zero */
+void record_sink_init(struct record_sink *s, FILE *log);
+/* the callbacks capture_run calls, bound to s */
+struct capture_sink record_sink_callbacks(struct record_sink *s);
+
+#endif

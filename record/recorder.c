@@ -1,0 +1,472 @@
+/* recorder.c - the recorder object's lifecycle (recorder.h): the checks
+ * before anything is loaded, selection and attach mode, attach, the
+ * capture loop with its hooks, detach and the file's trailer. */
+#include "format/rsfile.h"
+#include "record/attach.h"
+#include "record/attach_plan.h"
+#include "record/capture.h"
+#include "record/features.h"
+#include "record/file_header.h"
+#include "record/lbr.h"
+#include "record/record_sink.h"
+#include "record/recorder.h"
+#include "record/select.h"
+#include "record/spawn.h"
+#include "record/stop_signal.h"
+#include "symbols/ksyms.h"
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct recorder {
+	struct record_opts o;
+	const char *prog;
+	const struct record_hooks *hooks;
+	FILE *log;
+	char err[1024];
+	bool failed;               /* a step failed: exit status 1 */
+	struct features feat;
+	struct ksyms *ks;
+	struct btf *btf;
+	struct selection sel;
+	enum attach_mode mode;
+	struct spawned child;
+	bool have_child;
+	struct lbr_events lbr;
+	char lbr_why[256];
+	struct tracer tr;
+	struct file_header hdr;
+	struct rsf_writer *w;
+	struct record_sink sink;
+	uint64_t finish_t0;
+};
+
+/* libbpf's own messages: only with -vv (warnings, info) and -vvv (debug) */
+static int libbpf_verbosity;
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && libbpf_verbosity < 3)
+		return 0;
+	if ((level == LIBBPF_INFO || level == LIBBPF_WARN) && libbpf_verbosity < 2)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct recorder *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	r->failed = true;
+	return -1;
+}
+
+/* a step failed and its callee already wrote the reason into r->err */
+static int failed(struct recorder *r)
+{
+	r->failed = true;
+	return -1;
+}
+
+/* a problem that does not stop the recording, under the command's name */
+static void warn(struct recorder *r, const char *msg)
+{
+	fprintf(r->log, "%s: %s\n", r->prog, msg);
+}
+
+struct recorder *recorder_new(const struct record_opts *o, const char *prog,
+			      const struct record_hooks *hooks, FILE *log)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->o = *o;
+	r->prog = prog;
+	r->hooks = hooks;
+	r->log = log;
+	r->child = (struct spawned){ .pid = -1, .gate_fd = -1 };
+	libbpf_verbosity = o->verbose;
+	libbpf_set_print(libbpf_log);
+	return r;
+}
+
+const char *recorder_error(const struct recorder *r)
+{
+	return r->err;
+}
+
+/* ----------------------------------------------------------- preflight -- */
+
+static int check_kernel(struct recorder *r)
+{
+	features_detect_basic(&r->feat);
+	if (!r->feat.root)
+		return fail(r, "must run as root: attaching kernel probes needs CAP_BPF, "
+			    "CAP_PERFMON and CAP_SYS_ADMIN, and reading kallsyms addresses needs "
+			    "CAP_SYSLOG (try sudo)");
+	if (!r->feat.btf)
+		return fail(r, "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing): "
+			    "retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+	if (!r->feat.ringbuf)
+		return fail(r, "the kernel has no BPF ring buffer (needs Linux 5.8+)");
+	return 0;
+}
+
+static void raise_limits(void)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	rl.rlim_cur = rl.rlim_max = 300000;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int load_kernel_symbols(struct recorder *r)
+{
+	size_t cnt;
+	const struct ksym *k;
+
+	r->ks = ksyms_load_file("/proc/kallsyms", r->err, sizeof(r->err));
+	if (!r->ks)
+		return failed(r);
+	k = ksyms_find(r->ks, "_stext", NULL, &cnt);
+	if (!k || !k->addr)
+		return fail(r, "/proc/kallsyms shows no addresses (all zero): set "
+			    "'sysctl kernel.kptr_restrict=0' (or 1) and run as root");
+	r->btf = btf__load_vmlinux_btf();
+	if (!r->btf)
+		return fail(r, "loading the kernel BTF failed: %s", strerror(errno));
+	return 0;
+}
+
+/* no traceable list: still find out what else stops us, so that the
+ * message names every reason at once */
+static int check_traceable(struct recorder *r)
+{
+	char why_list[256];
+	int any_id = 0;
+
+	if (traceable_list_path())
+		return 0;
+	snprintf(why_list, sizeof(why_list), "%s", strerror(errno));
+	for (unsigned id = 1; id < btf__type_cnt(r->btf) && !any_id; id++)
+		if (btf_is_func(btf__type_by_id(r->btf, id)))
+			any_id = (int)id;
+	features_probe_fentry(&r->feat, r->btf, any_id);
+	return fail(r, "this kernel cannot be traced here: available_filter_functions is "
+		    "not readable (%s; is tracefs mounted at /sys/kernel/tracing?); %s; %s. "
+		    "Run on a kernel that allows kprobes or BPF tracing programs "
+		    "(e.g. under qemu: tests/vm/vmrun)", why_list,
+		    r->feat.kprobes ? "kprobes are available" : r->feat.why_kprobes,
+		    r->feat.fentry ? "fentry programs load" : r->feat.why_fentry);
+}
+
+int recorder_preflight(struct recorder *r)
+{
+	if (check_kernel(r))
+		return -1;
+	raise_limits();
+	if (load_kernel_symbols(r) || check_traceable(r))
+		return -1;
+	return 0;
+}
+
+/* -------------------------------------------------------------- select -- */
+
+/* probes the backends against a function we are about to trace */
+static void probe_backends(struct recorder *r)
+{
+	enum attach_mode want = r->o.mode;
+	int id = 0;
+
+	if (want == ATTACH_AUTO || want == ATTACH_KPROBE_MULTI)
+		features_probe_kprobe_multi(&r->feat, r->sel.v[0].addr);
+	if (want == ATTACH_FENTRY ||
+	    (want == ATTACH_AUTO && !r->feat.kprobe_multi && !r->feat.kprobes)) {
+		for (size_t i = 0; i < r->sel.n && !id; i++)
+			id = r->sel.v[i].btf_id;
+		features_probe_fentry(&r->feat, r->btf, id);
+	}
+}
+
+int recorder_select(struct recorder *r)
+{
+	const struct record_opts *o = &r->o;
+
+	if (select_functions(o, r->ks, r->btf, o->mode == ATTACH_FENTRY, &r->sel,
+			     r->err, sizeof(r->err)))
+		return failed(r);
+	probe_backends(r);
+	if (features_choose_mode(&r->feat, o->mode, &r->mode, r->err, sizeof(r->err)))
+		return failed(r);
+	if (r->mode == ATTACH_FENTRY && o->mode != ATTACH_FENTRY) {
+		/* fell back to fentry: only functions with unique BTF can be used */
+		selection_free(&r->sel);
+		if (select_functions(o, r->ks, r->btf, true, &r->sel, r->err, sizeof(r->err)))
+			return failed(r);
+	}
+	if (o->verbose)
+		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
+			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+	return 0;
+}
+
+void recorder_print_plan(const struct recorder *r, FILE *f)
+{
+	attach_plan_print(f, &r->sel, r->mode, r->o.verbose);
+}
+
+/* -------------------------------------------------------------- attach -- */
+
+static int check_output_dir(struct recorder *r, const char *path)
+{
+	char *copy = strdup(path), *dir;
+	int ret = 0;
+
+	if (!copy)
+		return fail(r, "out of memory");
+	dir = dirname(copy);
+	if (access(dir, W_OK))
+		ret = fail(r, "cannot write the output file '%s': directory '%s': %s", path, dir,
+			   strerror(errno));
+	free(copy);
+	return ret;
+}
+
+static int load_and_attach(struct recorder *r)
+{
+	const struct record_opts *o = &r->o;
+
+	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, r->err, sizeof(r->err)) ||
+	    tracer_configure(&r->tr, o, &r->sel, r->have_child ? r->child.pid : 0,
+			     r->err, sizeof(r->err)) ||
+	    tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+		return failed(r);
+	if (o->verbose)
+		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
+			r->tr.attached, r->tr.failed, attach_mode_name(r->mode),
+			(unsigned long long)(r->tr.attach_ns / 1000000));
+	return 0;
+}
+
+/* the header and tables, the file, and the hooks' on_start */
+static int open_outputs(struct recorder *r)
+{
+	const struct record_opts *o = &r->o;
+	struct file_header *h = &r->hdr;
+	const char *lbr_status = o->lbr && !r->feat.lbr ? r->lbr_why : NULL;
+
+	if (file_header_build(h, o, r->ks, &r->sel, attach_mode_name(r->mode),
+			      features_mask(&r->feat), lbr_status, r->err, sizeof(r->err)))
+		return failed(r);
+	if (lbr_status) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "LBR (-B) unavailable: %s; recording continues without it",
+			 h->meta.lbr_status);
+		warn(r, msg);
+	}
+	if (o->output) {
+		r->w = rsf_writer_open(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
+				       h->mods.n, h->funcs, h->nfuncs, r->err, sizeof(r->err));
+		if (!r->w)
+			return failed(r);
+	}
+	if (r->hooks && r->hooks->on_start &&
+	    r->hooks->on_start(r->hooks->ctx, &h->meta, h->ksyms, h->nksyms, h->mods.v,
+			       h->mods.n, h->funcs, h->nfuncs))
+		return failed(r);
+	return 0;
+}
+
+int recorder_attach(struct recorder *r)
+{
+	const struct record_opts *o = &r->o;
+
+	if (o->output && check_output_dir(r, o->output))
+		return -1;
+	stop_catch_signals();   /* Ctrl-C from here on: detach and finish the file */
+	if (o->cmd) {
+		if (spawn_gated(&r->child, o->cmd, r->err, sizeof(r->err)))
+			return failed(r);
+		r->have_child = true;
+	}
+	if (o->lbr && lbr_open(&r->lbr, o->lbr_flags, r->feat.branch_snapshot, r->lbr_why,
+			       sizeof(r->lbr_why)) == 0)
+		r->feat.lbr = true;
+	if (load_and_attach(r))
+		return -1;
+	return open_outputs(r);
+}
+
+/* ----------------------------------------------------------------- run -- */
+
+static void announce(struct recorder *r)
+{
+	if (stop_requested())
+		fprintf(r->log, "Interrupted while attaching: %zu of %zu functions were attached.\n",
+			r->tr.attached, r->sel.n);
+	else if (r->o.output)
+		fprintf(r->log, "Recording %zu functions (%s) to %s%s\n", r->sel.n,
+			attach_mode_name(r->mode), r->o.output,
+			r->have_child ? "" : "; Ctrl-C to stop.");
+}
+
+int recorder_run(struct recorder *r)
+{
+	struct record_sink *s = &r->sink;
+	struct capture_sink cs;
+	char err[512];
+
+	record_sink_init(s, r->log);
+	s->w = r->w;
+	s->sel = &r->sel;
+	s->errs = &r->o.errs;
+	s->hooks = r->hooks;
+	s->tr = &r->tr;
+	s->prog = r->prog;
+	cs = record_sink_callbacks(s);
+
+	tracer_start(&r->tr);
+	announce(r);
+	if (r->hooks && r->hooks->on_ready)
+		r->hooks->on_ready(r->hooks->ctx);
+	if (r->have_child && spawn_release(&r->child, err, sizeof(err)))
+		warn(r, err);
+	s->start_s = tty_status_now();
+	if (capture_run(&r->tr, r->have_child ? &r->child : NULL, &cs, err, sizeof(err))) {
+		tty_status_clear(&s->status);
+		warn(r, err);
+		r->failed = true;
+	}
+	tty_status_clear(&s->status);
+	return r->failed ? -1 : 0;
+}
+
+/* -------------------------------------------------------------- finish -- */
+
+/* the drop/missed-probe table; to be replaced by the one printer the three
+ * commands share (see docs/design.md) */
+static void print_drops(FILE *f, const struct rsf_stats *st)
+{
+	const struct rs_bpf_stats *b = &st->bpf;
+
+	if (!b->sessions_dropped && !b->records_dropped && !b->sessions_incomplete &&
+	    !b->sessions_table_full)
+		return;
+	fprintf(f, "WARNING! There were dropped or incomplete data. Output might be incomplete!\n");
+	fprintf(f, "%-20s%llu\n", "DROPPED SESSIONS:", (unsigned long long)b->sessions_dropped);
+	fprintf(f, "%-20s%llu\n", "DROPPED RECORDS:", (unsigned long long)b->records_dropped);
+	fprintf(f, "%-20s%llu\n", "INCOMPLETE SESSIONS:", (unsigned long long)b->sessions_incomplete);
+	fprintf(f, "%-20s%llu\n", "TABLE FULL:", (unsigned long long)b->sessions_table_full);
+}
+
+/* detaches (timed) and collects the trailer's statistics */
+static void detach(struct recorder *r, struct rsf_stats *st)
+{
+	uint64_t misses = tracer_prog_misses(&r->tr);   /* before detach closes fentry clones */
+	struct timespec ts;
+
+	tracer_detach(&r->tr);
+	memset(st, 0, sizeof(*st));
+	tracer_stats(&r->tr, &st->bpf);
+	st->prog_misses = misses;
+	st->prog_misses_known = 1;
+	st->records_written = r->sink.records;
+	st->ringbuf_lost = capture_bad_records();
+	st->attach_ns = r->tr.attach_ns;
+	st->detach_ns = r->tr.detach_ns;
+	st->funcs_attached = r->tr.attached;
+	st->funcs_failed = r->tr.failed;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	st->end_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int recorder_finish(struct recorder *r)
+{
+	struct rsf_stats st;
+	uint64_t t0 = now_ns();
+	char msg[512];
+
+	/* on a terminal, Ctrl-C left "^C" where the status line was */
+	fprintf(r->log, "%sDetaching...\n", r->sink.status.enabled ? "\n" : "");
+	detach(r, &st);
+	if (r->w && rsf_writer_close(r->w, &st)) {
+		snprintf(msg, sizeof(msg), "finishing the recording failed: %s",
+			 rsf_writer_error(NULL));
+		warn(r, msg);
+		r->failed = true;
+	}
+	r->w = NULL;
+	print_drops(r->log, &st);
+	if (r->hooks && r->hooks->on_end)
+		r->hooks->on_end(r->hooks->ctx, &st);
+	if (r->o.verbose)
+		fprintf(r->log, "%llu sessions, %llu records written (%llu filtered by -x/-X); detach took %llu ms.\n",
+			(unsigned long long)st.bpf.sessions_emitted,
+			(unsigned long long)r->sink.records, (unsigned long long)r->sink.filtered,
+			(unsigned long long)(r->tr.detach_ns / 1000000));
+	fprintf(r->log, "DONE in %llu ms.\n", (unsigned long long)((now_ns() - t0) / 1000000));
+	return r->failed ? -1 : 0;
+}
+
+int recorder_exit_status(const struct recorder *r)
+{
+	if (r->failed)
+		return 1;
+	return r->have_child ? r->child.status : 0;
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	if (r->have_child)
+		spawn_kill(&r->child);
+	if (r->w)
+		rsf_writer_close(r->w, NULL);
+	if (r->tr.skel)
+		tracer_close(&r->tr);
+	lbr_close(&r->lbr);
+	file_header_free(&r->hdr);
+	selection_free(&r->sel);
+	btf__free(r->btf);
+	if (r->ks)
+		ksyms_free(r->ks);
+	free(r);
+}
+
+int recorder_execute(struct recorder *r)
+{
+	if (recorder_preflight(r) || recorder_select(r))
+		return 1;
+	if (r->o.dry_run) {
+		recorder_print_plan(r, stdout);
+		return 0;
+	}
+	if (recorder_attach(r))
+		return 1;
+	recorder_run(r);
+	recorder_finish(r);
+	return recorder_exit_status(r);
+}
