@@ -6,6 +6,7 @@
 void record_sink_init(struct record_sink *s, FILE *log)
 {
 	s->records = s->filtered = s->sessions = 0;
+	s->write_failed = false;
 	tty_status_init(&s->status, log);
 	s->start_s = tty_status_now();
 }
@@ -72,6 +73,7 @@ static void on_tick(void *ctx)
 	struct record_sink *s = ctx;
 
 	if (s->w && rsf_writer_flush(s->w)) {
+		s->write_failed = true;
 		tty_status_clear(&s->status);
 		fprintf(s->status.f, "%s: flushing the recording failed: %s\n", s->prog,
 			rsf_writer_error(s->w));

@@ -4,6 +4,7 @@
 #ifndef RS_RECORD_SINK_H
 #define RS_RECORD_SINK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "common/errfilter.h"
@@ -24,6 +25,7 @@ struct record_sink {
 	struct tty_status status;         /* TTY-only live status line */
 	double start_s;
 	uint64_t records, filtered, sessions;
+	bool write_failed;                /* a flush failed: the exit status says so */
 };
 
 /* status line on log (when a terminal); counters zero */

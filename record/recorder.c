@@ -360,6 +360,8 @@ int recorder_run(struct recorder *r)
 		r->failed = true;
 	}
 	tty_status_clear(&s->status);
+	if (s->write_failed)
+		r->failed = true;
 	return r->failed ? -1 : 0;
 }
 

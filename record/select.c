@@ -276,17 +276,145 @@ static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint
 	return 0;
 }
 
+/* one selection pass's inputs and indexes */
+struct select_ctx {
+	const struct record_opts *o;
+	struct btf *btf;
+	bool need_btf;
+	struct glob_set enforced;   /* presets.c's deny list */
+	struct tentry *all;         /* the traceable list */
+	size_t nall, cap;
+	struct kidx k;
+	struct bidx b;
+	size_t *entry_hits;         /* per -e glob: functions it selected */
+};
+
+/* selects traceable function t (every kallsyms address of it) if the globs
+ * want it and it can be attached; -1 only when out of memory */
+static int consider(struct select_ctx *c, const struct tentry *t, struct selection *out)
+{
+	const struct record_opts *o = c->o;
+	int e, a, btf_id = 0;
+	size_t first, cnt;
+	uint32_t flags;
+
+	if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
+	    glob_set_find(&c->enforced, t->name, t->module) >= 0) {
+		if (glob_set_find(&o->entry, t->name, t->module) >= 0 ||
+		    glob_set_find(&o->allow, t->name, t->module) >= 0)
+			out->skipped_denied++;
+		return 0;
+	}
+	e = glob_set_find(&o->entry, t->name, t->module);
+	a = e >= 0 ? e : glob_set_find(&o->allow, t->name, t->module);
+	if (a < 0)
+		return 0;
+	first = kidx_find(&c->k, t->name, t->module, &cnt);
+	if (cnt == 0 || (int)cnt != t->count) {
+		out->skipped_ambiguous++;
+		return 0;
+	}
+	if (!t->module)
+		btf_id = bidx_find(&c->b, t->name);
+	if (!btf_id && c->need_btf) {
+		out->skipped_no_btf++;
+		return 0;
+	}
+	if (c->need_btf && cnt > 1) {   /* fentry attaches by BTF id: must be unique */
+		out->skipped_ambiguous++;
+		return 0;
+	}
+	flags = btf_id ? btf_func_flags(c->btf, btf_id) : FUNC_FLAGS_NO_BTF;
+	if (e >= 0) {
+		flags |= RS_FUNC_IS_ENTRY;
+		/* count the hit for every entry glob that matches */
+		for (size_t g = 0; g < o->entry.n; g++)
+			if (glob_spec_match(&o->entry.v[g], t->name, t->module))
+				c->entry_hits[g]++;
+	}
+	for (size_t j = 0; j < cnt; j++)
+		if (add_func(out, &c->cap, c->k.v[first + j], flags, btf_id))
+			return -1;
+	return 0;
+}
+
+/* every -e glob selected something; else -1 with why the first did not */
+static int check_entry_hits(struct select_ctx *c, char *err, size_t errlen)
+{
+	const struct glob_set *entry = &c->o->entry;
+	char text[300];
+
+	for (size_t g = 0; g < entry->n; g++) {
+		const struct glob_spec *gs = &entry->v[g];
+		size_t h = 0;
+
+		if (c->entry_hits[g])
+			continue;
+		if (gs->path) {   /* from a ':path' glob: one hit for the glob is enough */
+			for (size_t g2 = 0; g2 < entry->n; g2++)
+				if (entry->v[g2].path && !strcmp(entry->v[g2].path, gs->path))
+					h += c->entry_hits[g2];
+			if (h)
+				continue;
+			snprintf(err, errlen, "entry glob ':%s': none of the functions of its compile "
+				 "units is traceable (or all are denied)", gs->path);
+			return -1;
+		}
+		snprintf(text, sizeof(text), "%s%s%s%s", gs->name, gs->module ? " [" : "",
+			 gs->module ? gs->module : "", gs->module ? "]" : "");
+		explain_unmatched(gs, &c->k, c->all, c->nall, &c->b, c->need_btf, &c->o->deny,
+				  &c->enforced, err, errlen, text);
+		return -1;
+	}
+	return 0;
+}
+
+static void select_ctx_free(struct select_ctx *c)
+{
+	for (size_t i = 0; i < c->nall; i++) {
+		free(c->all[i].name);
+		free(c->all[i].module);
+	}
+	free(c->all);
+	free(c->k.v);
+	free(c->b.v);
+	free(c->entry_hits);
+	glob_set_free(&c->enforced);
+}
+
+static int select_names(struct select_ctx *c, const struct ksyms *ks, struct selection *out,
+			char *err, size_t errlen)
+{
+	for (int i = 0; enforced_deny[i]; i++)
+		glob_set_add(&c->enforced, enforced_deny[i], err, errlen);
+	if (read_traceable(&c->all, &c->nall, err, errlen))
+		return -1;
+	out->traceable_total = c->nall;
+	c->entry_hits = calloc(c->o->entry.n + 1, sizeof(*c->entry_hits));
+	if (!c->entry_hits || kidx_build(&c->k, ks) || bidx_build(&c->b, c->btf)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < c->nall; i++)
+		if (consider(c, &c->all[i], out)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	if (check_entry_hits(c, err, errlen))
+		return -1;
+	if (!out->n) {
+		snprintf(err, errlen, "no traceable function matched the globs");
+		return -1;
+	}
+	return 0;
+}
+
 int select_functions(const struct record_opts *o, const struct ksyms *ks,
 		     struct btf *vmlinux_btf, bool need_btf,
 		     struct selection *out, char *err, size_t errlen)
 {
-	struct glob_set enforced = {0};
-	struct tentry *all = NULL;
-	size_t nall = 0, cap = 0;
-	struct kidx k = {0};
-	struct bidx b = {0};
-	size_t *entry_hits;
-	int ret = -1;
+	struct select_ctx c = { .o = o, .btf = vmlinux_btf, .need_btf = need_btf };
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (path_globs_present(o)) {   /* ':path' -> the names of its DWARF CUs */
@@ -298,109 +426,8 @@ int select_functions(const struct record_opts *o, const struct ksyms *ks,
 		path_globs_free(&exp);
 		return ret;
 	}
-
-	for (int i = 0; enforced_deny[i]; i++)
-		glob_set_add(&enforced, enforced_deny[i], err, errlen);
-	if (read_traceable(&all, &nall, err, errlen))
-		goto out;
-	out->traceable_total = nall;
-	entry_hits = calloc(o->entry.n + 1, sizeof(*entry_hits));
-	if (!entry_hits || kidx_build(&k, ks) || bidx_build(&b, vmlinux_btf)) {
-		snprintf(err, errlen, "out of memory");
-		free(entry_hits);
-		goto out;
-	}
-
-	for (size_t i = 0; i < nall; i++) {
-		struct tentry *t = &all[i];
-		int e, a, btf_id = 0;
-		size_t first, cnt;
-		uint32_t flags;
-
-		if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
-		    glob_set_find(&enforced, t->name, t->module) >= 0) {
-			if (glob_set_find(&o->entry, t->name, t->module) >= 0 ||
-			    glob_set_find(&o->allow, t->name, t->module) >= 0)
-				out->skipped_denied++;
-			continue;
-		}
-		e = glob_set_find(&o->entry, t->name, t->module);
-		a = e >= 0 ? e : glob_set_find(&o->allow, t->name, t->module);
-		if (a < 0)
-			continue;
-		first = kidx_find(&k, t->name, t->module, &cnt);
-		if (cnt == 0 || (int)cnt != t->count) {
-			out->skipped_ambiguous++;
-			continue;
-		}
-		if (!t->module)
-			btf_id = bidx_find(&b, t->name);
-		if (!btf_id && need_btf) {
-			out->skipped_no_btf++;
-			continue;
-		}
-		if (need_btf && cnt > 1) {   /* fentry attaches by BTF id: must be unique */
-			out->skipped_ambiguous++;
-			continue;
-		}
-		flags = btf_id ? btf_func_flags(vmlinux_btf, btf_id) : FUNC_FLAGS_NO_BTF;
-		if (e >= 0) {
-			flags |= RS_FUNC_IS_ENTRY;
-			/* count the hit for every entry glob that matches */
-			for (size_t g = 0; g < o->entry.n; g++)
-				if (glob_spec_match(&o->entry.v[g], t->name, t->module))
-					entry_hits[g]++;
-		}
-		for (size_t j = 0; j < cnt; j++)
-			if (add_func(out, &cap, k.v[first + j], flags, btf_id)) {
-				snprintf(err, errlen, "out of memory");
-				free(entry_hits);
-				goto out;
-			}
-	}
-	for (size_t g = 0; g < o->entry.n; g++) {
-		if (entry_hits[g])
-			continue;
-		if (o->entry.v[g].path) {   /* from a ':path' glob: one hit for the glob is enough */
-			size_t h = 0;
-
-			for (size_t g2 = 0; g2 < o->entry.n; g2++)
-				if (o->entry.v[g2].path && !strcmp(o->entry.v[g2].path, o->entry.v[g].path))
-					h += entry_hits[g2];
-			if (h)
-				continue;
-			snprintf(err, errlen, "entry glob ':%s': none of the functions of its compile "
-				 "units is traceable (or all are denied)", o->entry.v[g].path);
-			free(entry_hits);
-			goto out;
-		}
-		char text[300];
-
-		snprintf(text, sizeof(text), "%s%s%s%s", o->entry.v[g].name,
-			 o->entry.v[g].module ? " [" : "", o->entry.v[g].module ? o->entry.v[g].module : "",
-			 o->entry.v[g].module ? "]" : "");
-		explain_unmatched(&o->entry.v[g], &k, all, nall, &b, need_btf, &o->deny, &enforced,
-				  err, errlen, text);
-		free(entry_hits);
-		goto out;
-	}
-	free(entry_hits);
-	if (!out->n) {
-		snprintf(err, errlen, "no traceable function matched the globs");
-		goto out;
-	}
-	ret = 0;
-	goto out;
-
-out:
-	for (size_t i = 0; i < nall; i++) {
-		free(all[i].name);
-		free(all[i].module);
-	}
-	free(all);
-	free(k.v);
-	free(b.v);
-	glob_set_free(&enforced);
+	ret = select_names(&c, ks, out, err, errlen);
+	select_ctx_free(&c);
 	if (ret)
 		selection_free(out);
 	return ret;
