@@ -32,7 +32,7 @@ fi
 # modification time is put back afterwards
 if [ -x "$B/retsnoop-report" ]; then
 	touch "$W/stamp"; sleep 1
-	cp "$ROOT/symbols/dwarf_path.h" "$W/h"
+	touch -r "$ROOT/symbols/dwarf_path.h" "$W/h"   # its modification time
 	touch "$ROOT/symbols/dwarf_path.h"
 	make -s -C "$ROOT" O="$B" CLANG=/nonexistent/clang BPFTOOL=/nonexistent/bpftool \
 		"$B/retsnoop-report" >/dev/null 2>&1
