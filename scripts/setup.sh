@@ -48,6 +48,8 @@ PKGS=(
     # VM harness (tests/vm/vmrun) and kernel fetching
     qemu-system-x86 busybox-static cpio xz-utils zstd kmod
     coreutils tar
+    # bench/record_overhead.sh: the peer in the same VM boot
+    bpftrace
 )
 say "apt-get update"
 "${SUDO[@]}" apt-get update -q
