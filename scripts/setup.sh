@@ -42,7 +42,7 @@ PKGS=(
     libbpf-dev libelf-dev zlib1g-dev libzstd-dev libdw-dev libdebuginfod-dev
     bpftool binutils
     # tests and tools used by them
-    debuginfod elfutils jq python3 time
+    debuginfod elfutils jq python3 time curl
     # CLI tests: man pages (groff, man -w), setpriv and script (util-linux, bsdutils)
     groff-base man-db util-linux bsdutils
     # VM harness (tests/vm/vmrun) and kernel fetching
