@@ -63,13 +63,28 @@ struct writer_sink {
 	struct tty_status status;  /* TTY-only live status line on stderr */
 	double start_s;
 	uint64_t records, filtered, sessions;
+	bool write_failed;         /* the file cannot be written: said once, capture stops */
 };
+
+/* the writer failed (e.g. the disk is full): one line naming the file and
+ * the cause, then capturing stops and the probes are detached */
+static void sink_write_failed(struct writer_sink *ws)
+{
+	if (ws->write_failed)
+		return;
+	ws->write_failed = true;
+	tty_status_clear(&ws->status);
+	fprintf(stderr, "%s: %s; recording stopped\n", PROG, rsf_writer_error(ws->w));
+	capture_request_stop();
+}
 
 static int sink_emit(struct writer_sink *ws, const void *rec, uint32_t size)
 {
 	ws->records++;
-	if (ws->w && rsf_writer_add(ws->w, rec, size))
+	if (ws->w && rsf_writer_add(ws->w, rec, size)) {
+		sink_write_failed(ws);
 		return -1;
+	}
 	if (ws->hooks && ws->hooks->on_record) {
 		/* the hook may print a session: never mix it with the status line */
 		tty_status_clear(&ws->status);
@@ -132,10 +147,8 @@ static void sink_tick(void *ctx)
 {
 	struct writer_sink *ws = ctx;
 
-	if (ws->w && rsf_writer_flush(ws->w)) {
-		tty_status_clear(&ws->status);
-		fprintf(stderr, "%s: flushing the recording failed: %s\n", PROG, rsf_writer_error(ws->w));
-	}
+	if (ws->w && rsf_writer_flush(ws->w))
+		sink_write_failed(ws);
 }
 
 static int check_output_dir(const char *path)
@@ -410,6 +423,10 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 				     .on_status = sink_status, .ctx = &ws };
 
 	tty_status_init(&ws.status, stderr);
+	/* a -- CMD child writes to the terminal it inherited from us: a status
+	 * line would share a line with its output, so none while it runs */
+	if (have_child)
+		ws.status.enabled = false;
 
 	tracer_start(&tr);
 	if (capture_stopping())
@@ -425,8 +442,10 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 	ws.start_s = tty_status_now();
 	r = capture_run(&tr, have_child ? &child : NULL, &sink, err, sizeof(err));
 	tty_status_clear(&ws.status);
-	if (r)
+	if (r && err[0])
 		fprintf(stderr, "%s: %s\n", PROG, err);
+	if (ws.write_failed)
+		r = -1;
 
 	uint64_t t0 = now_ns(), misses;
 	/* on a terminal, Ctrl-C left "^C" where the status line was */
@@ -450,7 +469,9 @@ int record_run(struct record_opts *op, const char *prog, const struct record_hoo
 		stats.end_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	}
 	if (w && rsf_writer_close(w, &stats)) {
-		fprintf(stderr, "%s: finishing the recording failed: %s\n", PROG, rsf_writer_error(NULL));
+		if (!ws.write_failed)   /* else already said */
+			fprintf(stderr, "%s: finishing the recording failed: %s\n", PROG,
+				rsf_writer_error(NULL));
 		w = NULL;
 		r = -1;
 	}
