@@ -339,6 +339,10 @@ int recorder_run(struct recorder *r)
 	char err[512];
 
 	record_sink_init(s, r->log);
+	/* a -- CMD child writes to the terminal it inherited from us: a status
+	 * line would share a line with its output, so none while it runs */
+	if (r->have_child)
+		s->status.enabled = false;
 	s->w = r->w;
 	s->sel = &r->sel;
 	s->errs = &r->o.errs;

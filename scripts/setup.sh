@@ -42,12 +42,14 @@ PKGS=(
     libbpf-dev libelf-dev zlib1g-dev libzstd-dev libdw-dev libdebuginfod-dev
     bpftool binutils
     # tests and tools used by them
-    debuginfod elfutils jq python3 time
+    debuginfod elfutils jq python3 time curl
     # CLI tests: man pages (groff, man -w), setpriv and script (util-linux, bsdutils)
     groff-base man-db util-linux bsdutils
     # VM harness (tests/vm/vmrun) and kernel fetching
     qemu-system-x86 busybox-static cpio xz-utils zstd kmod
     coreutils tar
+    # bench/record_overhead.sh: the peer in the same VM boot
+    bpftrace
 )
 say "apt-get update"
 "${SUDO[@]}" apt-get update -q

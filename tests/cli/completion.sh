@@ -39,7 +39,7 @@ contains() {  # NAME WORD ACTUAL-LINES
 	if grep -qxF -- "$2" <<<"$3"; then ok; else bad "$1: '$2' not in [$(tr '\n' ' ' <<<"$3")]"; fi
 }
 help_flags() {  # same extraction as tests/cli/man_help.sh
-	awk '/^ {2,6}[^ ]/ { sub(/^ +/, ""); n = index($0, "  "); if (n) $0 = substr($0, 1, n - 1); print }' |
+	awk '{ match($0, /^ */) } RLENGTH >= 2 && RLENGTH <= 6 { sub(/^ +/, ""); n = index($0, "  "); if (n) $0 = substr($0, 1, n - 1); print }' |
 		grep -oE '(^|[ ,/(])--?[A-Za-z][A-Za-z0-9-]*|^-- ' | sed -E 's/^[ ,/(]//; s/ $//' | sort -u
 }
 config_keys() { sed -n 's/^  \([a-z]*\.[a-z-]*\)=.*/\1=/p' | sort -u; }

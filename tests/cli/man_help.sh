@@ -22,7 +22,7 @@ flags_of_column() {
 }
 
 help_flags() {  # reads --help on stdin
-	awk '/^ {2,6}[^ ]/ { sub(/^ +/, ""); n = index($0, "  "); if (n) $0 = substr($0, 1, n - 1); print }' |
+	awk '{ match($0, /^ */) } RLENGTH >= 2 && RLENGTH <= 6 { sub(/^ +/, ""); n = index($0, "  "); if (n) $0 = substr($0, 1, n - 1); print }' |
 		flags_of_column | sort -u
 }
 

@@ -86,8 +86,23 @@ kill -INT \$pid; wait \$pid; echo \$? >/out/int.rc
 # on a terminal: progress bar (-K, >= 50 functions) and status line
 ./retsnoop --dry-run -K $SLEEP -a 'bpf_map_*' -a 'array_map_*' >/out/tty-count.out 2>&1
 export SIMFAIL_SLEEP_MS=1500
-./script -qec "./retsnoop -S -K $SLEEP -a 'bpf_map_*' -a 'array_map_*' -- ./simfail syscall-long-sleep" /out/tty.typescript >/dev/null 2>&1
+# (a) no -- CMD: a recorder on the terminal, the workload started beside it
+cat >./tty-bg.sh <<'TTY'
+./retsnoop -S -K $SLEEP -a 'bpf_map_*' -a 'array_map_*' &
+p=\$!
+i=0; while ! grep -q 'Receiving data' /out/tty.typescript 2>/dev/null && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+./simfail syscall-long-sleep >/dev/null 2>&1
+sleep 0.6
+kill -INT \$p; wait \$p
+TTY
+./script -qefc "sh ./tty-bg.sh" /out/tty.typescript >/dev/null 2>&1
 echo \$? >/out/tty.rc
+# (b) with -- CMD: the child prints on the same terminal while it runs, and
+# no status line may share a line with it (three runs)
+for n in 1 2 3; do
+	./script -qefc "./retsnoop -S $SLEEP -- ./simfail syscall-long-sleep" /out/tty-cmd\$n.typescript >/dev/null 2>&1
+	echo \$? >/out/tty-cmd\$n.rc
+done
 dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -103,6 +118,7 @@ PASS=0 FAIL=0
 ok()    { PASS=$((PASS + 1)); echo "ok   $*"; }
 bad()   { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+not()   { ! "$@"; }
 # the guest has no vmlinux with DWARF, so its default symbolization was
 # kallsyms-only: the host report must not pick up one either
 rep()   { TZ=UTC RETSNOOP_NO_DWARF=1 "$WORK/retsnoop-report" "$@" 2>/dev/null; }
@@ -235,6 +251,14 @@ check "tty: attach progress bar for $nfun functions (-K)" \
 check "tty: live status line (sessions captured, dropped, elapsed)" \
 	grep -aEq $'\r\e\\[K[0-9]+ sessions? captured, [0-9]+ dropped, [0-9]{2}:[0-9]{2}:[0-9]{2} elapsed' "$TS"
 check "tty: the session was printed" grep -aq 'TID/PID' "$TS"
+# with -- CMD: the child's own lines come through whole, never beside a status line
+for n in 1 2 3; do
+	T=$OUT/tty-cmd$n.typescript
+	check "tty -- CMD run $n: exit status 0" [ "$(rc tty-cmd$n)" = 0 ]
+	check "tty -- CMD run $n: the child's line is printed" grep -aq 'simfail: syscall-long-sleep result=0 errno=0' "$T"
+	check "tty -- CMD run $n: no status line while the child runs" not grep -aq 'captured, ' "$T"
+	check "tty -- CMD run $n: the session was printed" grep -aq 'TID/PID' "$T"
+done
 # every drawn line is erased before anything else is written, and at exit
 if python3 - "$TS" <<'PY'
 import re, sys

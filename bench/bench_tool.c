@@ -1,0 +1,156 @@
+/* bench_tool.c - the guest side of bench/record_overhead.sh, built static:
+ *
+ *   bench_tool loop fail|ok N   N openat() calls that fail (ENOENT, a missing
+ *                               directory) or succeed (a tmpfs file, closed
+ *                               again); prints "ns_per_syscall X"
+ *   bench_tool run CMD ARGS...  runs CMD and prints "wall_ms X maxrss_kb Y
+ *                               bpf_map_kb Z rc R": wall time, the child's
+ *                               peak RSS (wait4) and the largest sum of its
+ *                               BPF maps' memlock seen while it ran (fdinfo,
+ *                               sampled every 10 ms)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int do_loop(const char *kind, long n)
+{
+	const char *ok_path = "/tmp/bench_tool.file";
+	const char *bad_path = "/bench-tool-no-such-dir/file";
+	int ok = strcmp(kind, "ok") == 0;
+	long long t0;
+
+	if (!ok && strcmp(kind, "fail") != 0) {
+		fprintf(stderr, "bench_tool: loop wants 'fail' or 'ok', not '%s'\n", kind);
+		return 2;
+	}
+	if (ok) {
+		int fd = open(ok_path, O_CREAT | O_WRONLY, 0600);
+
+		if (fd < 0 || close(fd) < 0) {
+			fprintf(stderr, "bench_tool: creating %s: %s\n", ok_path, strerror(errno));
+			return 1;
+		}
+	}
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		int fd = openat(AT_FDCWD, ok ? ok_path : bad_path, O_RDONLY);
+
+		if (ok) {
+			if (fd < 0) {
+				fprintf(stderr, "bench_tool: openat %s: %s\n", ok_path, strerror(errno));
+				return 1;
+			}
+			close(fd);
+		} else if (fd >= 0 || errno != ENOENT) {
+			fprintf(stderr, "bench_tool: openat %s did not fail with ENOENT\n", bad_path);
+			return 1;
+		}
+	}
+	printf("ns_per_syscall %.1f\n", (double)(now_ns() - t0) / (double)n);
+	return 0;
+}
+
+/* sum of the memlock of PID's BPF map fds, in KiB */
+static long long map_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long long sum = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		long long memlock = 0;
+		int is_map = 0, fd;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY);
+		if (fd < 0)
+			continue;
+		f = fdopen(fd, "r");
+		if (!f) {
+			close(fd);
+			continue;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "map_type:", 9) == 0)
+				is_map = 1;
+			else if (strncmp(line, "memlock:", 8) == 0)
+				memlock = atoll(line + 8);
+		}
+		fclose(f);
+		if (is_map)
+			sum += memlock;
+	}
+	closedir(d);
+	return sum / 1024;
+}
+
+static int do_run(char **argv)
+{
+	long long t0 = now_ns(), maps = 0;
+	struct rusage ru;
+	int status = 0;
+	pid_t pid, w;
+
+	pid = fork();
+	if (pid < 0) {
+		perror("bench_tool: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "bench_tool: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	for (;;) {
+		long long kb = map_kb(pid);
+
+		if (kb > maps)
+			maps = kb;
+		w = wait4(pid, &status, WNOHANG, &ru);
+		if (w == pid)
+			break;
+		if (w < 0) {
+			perror("bench_tool: wait4");
+			return 1;
+		}
+		usleep(10000);
+	}
+	printf("wall_ms %.1f maxrss_kb %ld bpf_map_kb %lld rc %d\n",
+	       (double)(now_ns() - t0) / 1e6, ru.ru_maxrss, maps,
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "loop") == 0)
+		return do_loop(argv[2], atol(argv[3]));
+	if (argc >= 3 && strcmp(argv[1], "run") == 0)
+		return do_run(argv + 2);
+	fprintf(stderr, "usage: bench_tool loop fail|ok N | bench_tool run CMD [ARGS...]\n");
+	return 2;
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# record_overhead.sh - what retsnoop-record adds to every traced call, against
+# bpftrace in the same VM boot (Debian 6.12 cloud kernel under qemu TCG: only
+# ratios mean anything). Not a test: it reports and never fails on slowness.
+#
+# One boot runs, RUNS times each (interleaved), a static workload
+# (bench/bench_tool.c) doing N openat() calls through a fixed set of VFS
+# functions, on a failing path (ENOENT: one session emitted per call) and a
+# succeeding one (nothing emitted):
+#   - untraced (the base);
+#   - bpftrace counting the traced calls (traced calls per syscall, counted);
+#   - bpftrace with empty kprobe+kretprobe programs and empty kfunc+kretfunc
+#     programs (the floors), and a kprobe program doing comparable entry/exit
+#     work (per-thread timestamp in a map, latency and error at return);
+#   - retsnoop-record -M, -K, -F, -M -T (and -M -A once -A exists).
+# Overhead per traced call = (ns per syscall traced - untraced) / traced calls
+# per syscall; the ratio is to the empty-probe floor of the same attach type
+# (kprobe for -M/-K, fentry for -F). Medians of RUNS.
+# Also: start-up of a one-function recording of /bin/true against bpftrace's
+# one-probe start-up, the recorder's peak RSS and BPF map memory, and attach +
+# detach of about 1k and 10k functions (the same globs given to both).
+#
+# Usage: bench/record_overhead.sh   (env: N=20000 syscalls per run, RUNS=3,
+#        SIZES="1000 10000", KEEP=1 keeps the work dir)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-20000}
+RUNS=${RUNS:-3}
+SIZES=${SIZES:-1000 10000}
+KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
+[ -f "$KERNELS/6.12.env" ] || { echo "record_overhead: no $KERNELS/6.12.env (scripts/setup.sh)" >&2; exit 1; }
+# shellcheck disable=SC1091
+. "$KERNELS/6.12.env"
+BPFTRACE=$(command -v bpftrace || true)
+[ -n "$BPFTRACE" ] || { echo "record_overhead: bpftrace missing (scripts/setup.sh installs it)" >&2; exit 1; }
+make -s build/retsnoop-record >/dev/null
+WORK=$(mktemp -d)
+if [ -n "${KEEP:-}" ]; then echo "record_overhead: keeping $WORK" >&2; else trap 'rm -rf "$WORK"' EXIT; fi
+mkdir -p "$WORK/g" "$WORK/out"
+gcc -std=gnu11 -Wall -Wextra -O2 -static -o "$WORK/g/bench_tool" bench/bench_tool.c
+cp build/retsnoop-record "$WORK/g/"
+HAS_A=0
+if build/retsnoop-record --help 2>&1 | grep -q -- '--capture-args'; then HAS_A=1; fi
+
+cat >"$WORK/g/guest.sh" <<EOF
+#!/bin/sh
+# runs inside the VM; results go to /out/res as "KEY VALUE..." lines
+cd "\$(dirname "\$0")"
+N=$N RUNS=$RUNS HAS_A=$HAS_A
+AFF=/sys/kernel/tracing/available_filter_functions
+res() { echo "\$*" >>/out/res; }
+# the traced set: the entry and the VFS functions of an openat that exist here
+FUNCS=""
+for f in __x64_sys_openat do_sys_openat2 getname_flags getname do_filp_open path_openat \\
+	alloc_empty_file init_file path_init link_path_walk walk_component lookup_fast \\
+	step_into may_open vfs_open do_dentry_open complete_walk terminate_walk putname; do
+	grep -qx "\$f" \$AFF && FUNCS="\$FUNCS \$f"
+done
+res funcs \$FUNCS
+kp=""; kr=""; kf=""; kx=""; ra=""
+for f in \$FUNCS; do
+	kp="\$kp\${kp:+,}kprobe:\$f"; kr="\$kr\${kr:+,}kretprobe:\$f"
+	kf="\$kf\${kf:+,}kfunc:\$f"; kx="\$kx\${kx:+,}kretfunc:\$f"
+	[ "\$f" = __x64_sys_openat ] || ra="\$ra -a \$f"
+done
+bt() { bpftrace -e "\$1" -c "\$2" 2>>/out/bpftrace.err; }
+ns() { sed -n 's/^ns_per_syscall //p'; }
+for path in fail ok; do
+	W="./bench_tool loop \$path \$N"
+	c=\$(bt "\$kp /comm == \"bench_tool\"/ { @c = count(); }" "\$W" | sed -n 's/^@c: //p')
+	res calls \$path \$c
+	i=0
+	while [ \$i -lt \$RUNS ]; do
+		res ns \$path base \$(\$W | ns)
+		res ns \$path bt-kprobe-empty \$(bt "\$kp { } \$kr { }" "\$W" | ns)
+		res ns \$path bt-fentry-empty \$(bt "\$kf { } \$kx { }" "\$W" | ns)
+		res ns \$path bt-kprobe-work \$(bt "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" "\$W" | ns)
+		for m in M K F MT MA; do
+			case \$m in M) fl=-M;; K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) [ \$HAS_A = 1 ] || continue; fl="-M -A";; esac
+			res ns \$path rs-\$m \$(./retsnoop-record \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
+		done
+		i=\$((i + 1))
+	done
+done
+# start-up: a one-function recording of /bin/true vs a one-probe bpftrace
+i=0
+while [ \$i -lt \$RUNS ]; do
+	res startup rs \$(./bench_tool run ./retsnoop-record -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true 2>/dev/null)
+	res startup bt \$(./bench_tool run bpftrace -e 'kprobe:__x64_sys_openat { }' -c /bin/true 2>/dev/null)
+	i=\$((i + 1))
+done
+# the recorder's memory on the failing workload
+res mem \$(./bench_tool run ./retsnoop-record -M -e __x64_sys_openat \$ra -o /tmp/m.rsr -- ./bench_tool loop fail \$N 2>/dev/null | grep wall_ms)
+# attach + detach at about SIZE functions: whole "subsystem_" prefixes of
+# leaf-ish code (nothing the tracing path itself runs), biggest first
+for size in $SIZES; do
+	globs=\$(grep -E '^[a-z][a-z0-9]*_[a-z0-9_]*\$' \$AFF | \\
+		grep -vE '^(rcu|irq|lock|raw|spin|sched|ktime|trace|bpf|perf|ftrace|preempt|tick|hrtimer|native|kvm|x86|arch|mutex|rt|cpu|idle|timer|clock|local|smp|nmi|do|entry|syscall|context|switch|task|get|put|kmem|kfree|kmalloc|mem|page|folio|slab|alloc|free|vm|mm|text|jump|static|stack|unwind|kprobe|fprobe|is|in|console|printk|serial|uart|tty|vt|virtio|pci|ring|lru|ack|apic|x2apic|hv|xen|acpi|mce|kthread|wake|try|update|queue|work|softirq|srcu|list|rb|find|search|bsearch|should|check|set|copy|security|cgroup|css|fput|fget|file|path|dput|dentry|inode|d|iput|mnt|seq|kernfs|sysfs|proc|user|uprobe|ret|kallsyms|module|insn|poke|pv|paravirt|default|io|csd|flush|native|pvclock|kvmclock|sync|wait|signal|posix|hash|rht|xa|idr|ida|radix|refcount|percpu|pcpu|pm|dev|device|driver|bus|kobject|klist|fwnode|of|tlb|pte|pmd|pud|p4d|pgd|pfn|numa|node|zone|vma|anon|shmem|swap|writeback|wb|blk|bio|submit|block|sb|super|fs|vfs|generic|filemap|readahead|iomap|buffer|mpage|net|sock|sk|skb|dst|neigh|netif|dev)_' | \\
+		sed 's/_.*/_/' | sort | uniq -c | sort -rn | \\
+		awk -v want=\$size '{ if (sum < want) { sum += \$1; printf "%s ", \$2 } }')
+	ra2=""; bk=""
+	for g in \$globs; do ra2="\$ra2 -a \$g*"; bk="\$bk\${bk:+,}kprobe:\$g*"; done
+	res globs \$size \$globs
+	nbt=0; for g in \$globs; do nbt=\$((nbt + \$(bpftrace -l "kprobe:\$g*" 2>/dev/null | wc -l))); done
+	./bench_tool run ./retsnoop-record -v -M -e __x64_sys_openat \$ra2 -o /tmp/a.rsr -- /bin/true >/out/att-rs-\$size.run 2>/out/att-rs-\$size.err
+	res att rs \$size \$(grep wall_ms /out/att-rs-\$size.run) attached \$(sed -n 's/^Recording \([0-9]*\) functions.*/\1/p' /out/att-rs-\$size.err) \\
+		attach_ms \$(sed -n 's/^Attached .* in \([0-9]*\) ms.*/\1/p' /out/att-rs-\$size.err) detach_ms \$(sed -n 's/.*detach took \([0-9]*\) ms.*/\1/p' /out/att-rs-\$size.err)
+	./bench_tool run bpftrace -e "\$bk { }" -c /bin/true >/out/att-bt-\$size.run 2>/out/att-bt-\$size.err
+	res att bt \$size \$(grep wall_ms /out/att-bt-\$size.run) probes \$(sed -n 's/^Attaching \([0-9]*\) probes.*/\1/p' /out/att-bt-\$size.err /out/att-bt-\$size.run | head -n 1) attached \$nbt
+done
+EOF
+chmod +x "$WORK/g/guest.sh"
+echo "record_overhead: one VM boot, N=$N syscalls per run, $RUNS runs each; this takes several minutes" >&2
+tests/vm/vmrun -q --timeout 3600 --kernel "$KIMG" --modules "$KMODS" --add "$WORK/g" \
+	--add "$BPFTRACE:/usr/bin/bpftrace" --out "$WORK/out" -- "$WORK/g/guest.sh" || {
+	echo "record_overhead: the VM run failed" >&2; exit 1; }
+R=$WORK/out/res
+[ -s "$R" ] || { echo "record_overhead: no results" >&2; exit 1; }
+
+median() {  # the median of the numbers on stdin (empty when none)
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+nsmed() { awk -v p="$1" -v c="$2" '$1 == "ns" && $2 == p && $3 == c && $4 != "" { print $4 }' "$R" | median; }
+
+echo "traced set: $(sed -n 's/^funcs //p' "$R")"
+printf '%-8s %-26s %12s %14s %8s\n' path config "ns/syscall" "ns/traced call" "x floor"
+for path in fail ok; do
+	calls=$(awk -v p=$path '$1 == "calls" && $2 == p { print $3 }' "$R")
+	per=$(awk -v c="${calls:-0}" -v n="$N" 'BEGIN { if (c > 0) printf "%.2f", c / n; else print 0 }')
+	echo "$path: $calls traced calls in $N syscalls = $per per syscall (counted by bpftrace)"
+	base=$(nsmed $path base)
+	fk=$(nsmed $path bt-kprobe-empty); ff=$(nsmed $path bt-fentry-empty)
+	for cfg in base bt-kprobe-empty bt-fentry-empty bt-kprobe-work rs-M rs-K rs-F rs-MT rs-MA; do
+		v=$(nsmed $path $cfg)
+		[ -n "$v" ] || continue
+		case $cfg in rs-F|bt-fentry-empty) floor=$ff ;; *) floor=$fk ;; esac
+		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" 'BEGIN {
+			if (c == "base") { printf "%-8s %-26s %12.1f %14s %8s\n", p, c, v, "-", "-"; exit }
+			o = (per > 0) ? (v - b) / per : 0; fo = (per > 0) ? (fl - b) / per : 0
+			printf "%-8s %-26s %12.1f %14.1f %8s\n", p, c, v, o, (fo > 0) ? sprintf("%.2fx", o / fo) : "-" }'
+	done
+done
+med_field() {  # KIND WHO FIELD: median of FIELD's value on "KIND WHO ... FIELD V" lines
+	awk -v k="$1" -v w="$2" -v f="$3" '$1 == k && $2 == w { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' "$R" | median
+}
+rs_up=$(med_field startup rs wall_ms); bt_up=$(med_field startup bt wall_ms)
+echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrace ${bt_up} ms" \
+	"($(awk -v a="$rs_up" -v b="$bt_up" 'BEGIN { if (a > 0) printf "bpftrace/ours %.2fx", b / a }'))"
+echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
+for size in $SIZES; do
+	rs=$(awk -v s="$size" '$1 == "att" && $2 == "rs" && $3 == s' "$R")
+	bt=$(awk -v s="$size" '$1 == "att" && $2 == "bt" && $3 == s' "$R")
+	echo "~$size functions ($(awk -v s="$size" '$1 == "globs" && $2 == s { print NF - 2 }' "$R") globs):"
+	echo "  retsnoop-record -M: $rs"
+	echo "  bpftrace:           $bt"
+	echo "$rs" "$bt" | awk -v up_rs="$rs_up" -v up_bt="$bt_up" '{
+		for (i = 1; i < NF; i++) if ($i == "wall_ms") w[++n] = $(i + 1)
+		if (n == 2) printf "  beyond one-function start-up: ours %.0f ms, bpftrace %.0f ms (bpftrace/ours %.2fx)\n",
+			w[1] - up_rs, w[2] - up_bt, (w[1] - up_rs > 0) ? (w[2] - up_bt) / (w[1] - up_rs) : 0 }'
+done
