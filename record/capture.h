@@ -11,7 +11,8 @@
 #include "record/spawn.h"
 
 struct capture_sink {
-	/* returns 0, or <0 to stop capturing (e.g. a write error) */
+	/* returns 0, or <0 to stop capturing (e.g. a write error; the sink
+	 * reports it: capture_run then leaves its err message empty) */
 	int (*on_record)(void *ctx, const struct rs_rec_hdr *rec, size_t size);
 	/* about once a second */
 	void (*on_tick)(void *ctx);
@@ -24,6 +25,9 @@ struct capture_sink {
  * before attaching so that a signal during a long attach is not lost (an
  * ignored SIGINT, as in a shell's background job, is overridden too) */
 void capture_catch_signals(void);
+/* asks capture_run to stop as a signal would (e.g. the sink's file cannot
+ * be written any more) */
+void capture_request_stop(void);
 /* a stop was requested: attach loops give up early, capture ends */
 bool capture_stopping(void);
 /* runs until a stop is requested (handlers from capture_catch_signals) or
