@@ -53,7 +53,7 @@ for s in "${SUITES[@]}"; do
 	cli)    run_suite cli tests/cli/run.sh; run_suite cli-man tests/cli/man_help.sh
 		run_suite cli-completion tests/cli/completion.sh ;;
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh
-		run_suite vm-live tests/vm/live.sh ;;
+		run_suite vm-live tests/vm/live.sh; run_suite vm-durability tests/vm/durability.sh ;;
 	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, vm)" >&2; exit 2 ;;
 	esac
 done
