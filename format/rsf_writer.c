@@ -65,12 +65,22 @@ static int write_block(struct rsf_writer *w, uint32_t type, uint32_t count,
 		       const void *raw, size_t raw_size)
 {
 	const char *e = rsf_block_build(w->cctx, type, count, raw, raw_size, &w->out);
+	uint64_t start = w->off;
+
 	if (e) {
 		set_err(w, "%s: cannot encode %s block: %s", w->path, rsf_block_type_name(type), e);
 		w->failed = true;
 		return -1;
 	}
-	return write_all(w, w->out.data, w->out.len);
+	if (write_all(w, w->out.data, w->out.len)) {
+		/* a block cut short (e.g. the disk filled up) would make the file
+		 * look damaged: cut it off, so the file ends with the last complete
+		 * block and reads as truncated */
+		if (ftruncate(w->fd, (off_t)start) == 0)
+			w->off = start;
+		return -1;
+	}
+	return 0;
 }
 
 static void writer_free(struct rsf_writer *w)

@@ -58,7 +58,8 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 
 		if (n < 0 && n != -EINTR) {
 			if (c.err < 0) {
-				snprintf(err, errlen, "writing the recording failed");
+				/* the sink has said why */
+				snprintf(err, errlen, "%s", "");
 				ret = -1;
 			} else {
 				snprintf(err, errlen, "ring buffer poll failed: %s", strerror(-n));
@@ -81,7 +82,7 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 	/* stop new sessions, then drain what is already in the buffer */
 	tracer_stop(t);
 	if (ret == 0 && ring_buffer__consume(rb) < 0 && c.err < 0) {
-		snprintf(err, errlen, "writing the recording failed");
+		snprintf(err, errlen, "%s", "");   /* the sink has said why */
 		ret = -1;
 	}
 	ring_buffer__free(rb);

@@ -11,7 +11,8 @@
 #include "record/spawn.h"
 
 struct capture_sink {
-	/* returns 0, or <0 to stop capturing (e.g. a write error) */
+	/* returns 0, or <0 to stop capturing (e.g. a write error; the sink
+	 * reports it: capture_run then leaves its err message empty) */
 	int (*on_record)(void *ctx, const struct rs_rec_hdr *rec, size_t size);
 	/* about once a second */
 	void (*on_tick)(void *ctx);

@@ -1,6 +1,7 @@
 /* record_sink.c - the capture loop's consumer (record_sink.h): -x/-X,
  * file writer, hooks, status line. */
 #include "record/record_sink.h"
+#include "record/stop_signal.h"
 #include <string.h>
 
 void record_sink_init(struct record_sink *s, FILE *log)
@@ -11,11 +12,25 @@ void record_sink_init(struct record_sink *s, FILE *log)
 	s->start_s = tty_status_now();
 }
 
+/* the writer failed (e.g. the disk is full): one line naming the file and
+ * the cause, then capturing stops and the probes are detached */
+static void write_failed(struct record_sink *s)
+{
+	if (s->write_failed)
+		return;
+	s->write_failed = true;
+	tty_status_clear(&s->status);
+	fprintf(s->status.f, "%s: %s; recording stopped\n", s->prog, rsf_writer_error(s->w));
+	stop_request();
+}
+
 static int emit(struct record_sink *s, const void *rec, uint32_t size)
 {
 	s->records++;
-	if (s->w && rsf_writer_add(s->w, rec, size))
+	if (s->w && rsf_writer_add(s->w, rec, size)) {
+		write_failed(s);
 		return -1;
+	}
 	if (s->hooks && s->hooks->on_record) {
 		/* the hook may print a session: never mix it with the status line */
 		tty_status_clear(&s->status);
@@ -72,12 +87,8 @@ static void on_tick(void *ctx)
 {
 	struct record_sink *s = ctx;
 
-	if (s->w && rsf_writer_flush(s->w)) {
-		s->write_failed = true;
-		tty_status_clear(&s->status);
-		fprintf(s->status.f, "%s: flushing the recording failed: %s\n", s->prog,
-			rsf_writer_error(s->w));
-	}
+	if (s->w && rsf_writer_flush(s->w))
+		write_failed(s);
 }
 
 struct capture_sink record_sink_callbacks(struct record_sink *s)

@@ -360,7 +360,8 @@ int recorder_run(struct recorder *r)
 	s->start_s = tty_status_now();
 	if (capture_run(&r->tr, r->have_child ? &r->child : NULL, &cs, err, sizeof(err))) {
 		tty_status_clear(&s->status);
-		warn(r, err);
+		if (err[0])   /* else the sink has said why */
+			warn(r, err);
 		r->failed = true;
 	}
 	tty_status_clear(&s->status);
@@ -420,7 +421,8 @@ int recorder_finish(struct recorder *r)
 	if (r->w && rsf_writer_close(r->w, &st)) {
 		snprintf(msg, sizeof(msg), "finishing the recording failed: %s",
 			 rsf_writer_error(NULL));
-		warn(r, msg);
+		if (!r->sink.write_failed)   /* else already said */
+			warn(r, msg);
 		r->failed = true;
 	}
 	r->w = NULL;

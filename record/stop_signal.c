@@ -25,3 +25,8 @@ bool stop_requested(void)
 {
 	return stop_flag != 0;
 }
+
+void stop_request(void)
+{
+	stop_flag = 1;
+}

@@ -11,6 +11,9 @@
  * before attaching so that a signal during a long attach is not lost (an
  * ignored SIGINT, as in a shell's background job, is overridden too) */
 void stop_catch_signals(void);
+/* requests a stop as a signal would (e.g. the file cannot be written any
+ * more) */
+void stop_request(void);
 /* a stop was requested */
 bool stop_requested(void);
 

@@ -54,7 +54,7 @@ for s in "${SUITES[@]}"; do
 		run_suite cli-build tests/cli/build.sh
 		run_suite cli-completion tests/cli/completion.sh ;;
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh
-		run_suite vm-live tests/vm/live.sh ;;
+		run_suite vm-live tests/vm/live.sh; run_suite vm-durability tests/vm/durability.sh ;;
 	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, vm)" >&2; exit 2 ;;
 	esac
 done
