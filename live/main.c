@@ -103,7 +103,9 @@ static int parse_report_args(struct live *l)
 		}
 		i += n;
 	}
-	if (anl_check_args(l->anl, err, sizeof(err))) {
+	if (anl_check_args(l->anl, err, sizeof(err)) ||
+	    anl_check_output_vs(l->anl, o->output, "the recording written with -o", err, sizeof(err)) ||
+	    anl_check_output_vs(l->anl, o->kernel, "the vmlinux given with -k", err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 2;
 	}

@@ -1,6 +1,7 @@
 /* options.c - parses retsnoop-record's command line (options.h) with
  * upstream retsnoop's flag names; every bad value is a one-line error. */
 #include "record/options.h"
+#include "common/same_file.h"
 #include "record/presets.h"
 #include "bpf/retsnoop_abi.h"
 #include "common/config_help.h"
@@ -475,6 +476,9 @@ static enum record_parse parse(struct record_opts *o, int argc, char **argv, con
 		return fail(prog, "%s", "no entry function: give at least one -e GLOB (or -c PRESET)");
 	if (!o->output && !o->dry_run && !live)
 		return fail(prog, "%s", "no output file: give -o FILE");
+	if (same_file(o->output, o->kernel))
+		return fail(prog, "-o '%s' is the vmlinux given with -k: refusing to overwrite it",
+			    o->output);
 	return RECORD_PARSE_RUN;
 }
 

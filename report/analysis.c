@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "../common/array_grow.h"
 #include "analysis.h"
+#include "../common/same_file.h"
 #include "filters.h"
 #include "folded_out.h"
 #include "json_out.h"
@@ -200,6 +201,16 @@ int anl_check_args(struct anl *a, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+int anl_check_output_vs(const struct anl *a, const char *input, const char *what,
+			char *err, size_t errlen)
+{
+	if (!same_file(a->perfetto_path, input))
+		return 0;
+	snprintf(err, errlen, "--perfetto '%s' is %s: refusing to overwrite it",
+		 a->perfetto_path, what);
+	return -1;
 }
 
 bool anl_text(const struct anl *a)

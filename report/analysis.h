@@ -60,6 +60,10 @@ void anl_usage(FILE *f);
 int anl_check_args(struct anl *a, char *err, size_t errlen);
 /* does stdout get the text views (no --format json, --folded, summary)? */
 bool anl_text(const struct anl *a);
+/* an output file that is the same file as INPUT (the output guard):
+ * "--perfetto 'X'" style words in err and -1, else 0 */
+int anl_check_output_vs(const struct anl *a, const char *input, const char *what,
+			char *err, size_t errlen);
 /* with the recording's header and tables (valid until anl_free): resolves
  * filters against them, checks impossible combinations, opens outputs.
  * Returns 0, or -1 with a message in err. May clear opts->show_stack when

@@ -182,9 +182,15 @@ int main(int argc, char **argv)
 	if (!path)
 		return usage_error("%s", "no recording file given");
 
-	rd = rsf_reader_open(path, err, sizeof(err));
-	if (!rd)
+	/* the output guard: nothing read may be overwritten */
+	if (anl_check_output_vs(anl, path, "the recording being read", err, sizeof(err)) ||
+	    anl_check_output_vs(anl, opts.vmlinux, "the vmlinux given with -k", err, sizeof(err)))
 		return usage_error("%s", err);
+	rd = rsf_reader_open(path, err, sizeof(err));
+	if (!rd) {   /* not a usage error: no --help hint */
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
 	/* views: what was recorded, or what was asked for (upstream: -T
 	 * alone drops the stack view, -B alone keeps it) */
 	mode = rsf_reader_meta(rd)->mode;

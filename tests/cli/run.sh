@@ -35,7 +35,7 @@ usage_err() {
 	local name=$1 text=$2; shift 2
 	local prog=${1##*/} lines want=1
 	run "$@"
-	[ "$prog" = retsnoop-report ] && want=2
+	[ "$prog" = retsnoop-report ] && [ -z "${NO_HINT:-}" ] && want=2
 	lines=$(printf '%s\n' "$ERR" | wc -l)
 	if [ "$RC" != 2 ]; then
 		bad "$name: exit $RC, expected 2 (stderr: $ERR)"
@@ -47,7 +47,7 @@ usage_err() {
 		bad "$name: message does not start with '$prog: ': $ERR"
 	elif ! grep -qF -- "$text" <<<"$(head -1 <<<"$ERR")"; then
 		bad "$name: message lacks '$text': $ERR"
-	elif [ "$want" = 2 ] && [ "$(tail -1 <<<"$ERR")" != "Try '$prog --help' for more information." ]; then
+	elif [ "$want" = 2 ] && [ -z "${NO_HINT:-}" ] && [ "$(tail -1 <<<"$ERR")" != "Try '$prog --help' for more information." ]; then
 		bad "$name: second line is not the --help hint: $ERR"
 	else
 		ok
@@ -119,7 +119,8 @@ done
 # ---- retsnoop-report
 usage_err "retsnoop-report unknown flag"    "unknown option '--bogus'" "$REP" --bogus f.rsr
 usage_err "retsnoop-report no file"         "no recording file given" "$REP"
-usage_err "retsnoop-report missing file"    "nope.rsr: cannot open: No such file or directory" "$REP" nope.rsr
+# input errors are not usage errors: one line, no --help hint
+NO_HINT=1 usage_err "retsnoop-report missing file"    "nope.rsr: cannot open: No such file or directory" "$REP" nope.rsr
 usage_err "retsnoop-report two files"       "unexpected argument 'b.rsr'" "$REP" a.rsr b.rsr
 usage_err "retsnoop-report unknown -C key"  "unknown config key 'stacks.nope' (see --config-help)" "$REP" -C stacks.nope=1 f.rsr
 usage_err "retsnoop-report unknown errno"   "unknown error code 'EFOO'" "$REP" -x EFOO f.rsr
@@ -128,7 +129,20 @@ usage_err "retsnoop-report bad PID 0"       "'0'" "$REP" -p 0 f.rsr
 usage_err "retsnoop-report bad PID -5"      "'-5'" "$REP" -p -5 f.rsr
 usage_err "retsnoop-report bad glob"        "invalid glob '['" "$REP" --entry '[' f.rsr
 echo "not a recording" >"$W/text.rsr"
-usage_err "retsnoop-report not a recording" "text.rsr" "$REP" "$W/text.rsr"
+NO_HINT=1 usage_err "retsnoop-report not a recording" "text.rsr" "$REP" "$W/text.rsr"
+# the output guard: no output may be a file that is read; the input stays intact
+GUARD_REC=$ROOT/tests/golden/data/vm-bpf.rsr
+cp "$GUARD_REC" "$W/g.rsr"; ln -sf "$W/g.rsr" "$W/g-sym.rsr"; ln -f "$W/g.rsr" "$W/g-hard.rsr"
+for out in g.rsr g-sym.rsr g-hard.rsr; do
+	usage_err "retsnoop-report --perfetto onto its input ($out)" "--perfetto '$W/$out' is the recording being read: refusing to overwrite it" \
+		"$REP" --perfetto "$W/$out" "$W/g.rsr"
+	if cmp -s "$GUARD_REC" "$W/g.rsr"; then ok; else bad "retsnoop-report --perfetto $out changed the recording it reads"; fi
+done
+usage_err "retsnoop-report --perfetto onto -k" "is the vmlinux given with -k" "$REP" -k "$W/g-sym.rsr" --perfetto "$W/g.rsr" "$W/text.rsr"
+if cmp -s "$GUARD_REC" "$W/g.rsr"; then ok; else bad "retsnoop-report --perfetto onto -k changed the file"; fi
+usage_err "retsnoop-record -o onto -k" "-o '$W/g-hard.rsr' is the vmlinux given with -k: refusing to overwrite it" "$REC" -e x -k "$W/g.rsr" -o "$W/g-hard.rsr"
+usage_err "retsnoop --perfetto onto -o" "is the recording written with -o: refusing to overwrite it" "$LIVE" -e x -o "$W/g.rsr" --perfetto "$W/g-sym.rsr"
+if cmp -s "$GUARD_REC" "$W/g.rsr"; then ok; else bad "record/live guards changed the file"; fi
 
 # ---- help, config help, version: exit 0, on stdout, nothing on stderr
 good() {  # NAME 'TEXT' CMD...
