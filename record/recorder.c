@@ -225,6 +225,10 @@ int recorder_select(struct recorder *r)
 		if (select_functions(o, r->ks, r->btf, true, &r->sel, r->err, sizeof(r->err)))
 			return failed(r);
 	}
+	for (size_t i = 0; i < r->sel.nnotes; i++)
+		if (!r->sel.notes[i].verbose_only || o->verbose)
+			fprintf(r->log, "%s: %s%s\n", r->prog,
+				r->sel.notes[i].verbose_only ? "" : "warning: ", r->sel.notes[i].text);
 	if (o->verbose)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));

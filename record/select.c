@@ -154,7 +154,7 @@ static int bidx_find(const struct bidx *b, const char *name)
 }
 
 /* diagnosis of an -e glob that selected nothing */
-static void explain_unmatched(const struct glob_spec *g, const struct kidx *k,
+static void explain_unmatched(const char *kind, const struct glob_spec *g, const struct kidx *k,
 			      const struct tentry *all, size_t nall, const struct bidx *b,
 			      bool need_btf, const struct glob_set *deny,
 			      const struct glob_set *enforced, char *err, size_t errlen,
@@ -176,20 +176,20 @@ static void explain_unmatched(const struct glob_spec *g, const struct kidx *k,
 			with_btf++;
 	}
 	if (!in_kallsyms && !traceable)
-		snprintf(err, errlen, "entry glob '%s' matches no kernel function: not in kallsyms "
-			 "(misspelled, inlined or compiled out; names with suffixes like .isra.0 need a trailing *)", text);
+		snprintf(err, errlen, "%s ""glob '%s' matches no kernel function: not in kallsyms "
+			 "(misspelled, inlined or compiled out; names with suffixes like .isra.0 need a trailing *)", kind, text);
 	else if (!traceable)
-		snprintf(err, errlen, "entry glob '%s' matches %zu kallsyms function(s) but none is traceable "
-			 "(not in available_filter_functions: notrace, inlined or blacklisted)", text, in_kallsyms);
+		snprintf(err, errlen, "%s ""glob '%s' matches %zu kallsyms function(s) but none is traceable "
+			 "(not in available_filter_functions: notrace, inlined or blacklisted)", kind, text, in_kallsyms);
 	else if (denied == traceable)
-		snprintf(err, errlen, "entry glob '%s' matches %zu traceable function(s), all denied "
-			 "(by -d or the enforced deny list of functions unsafe to trace)", text, traceable);
+		snprintf(err, errlen, "%s ""glob '%s' matches %zu traceable function(s), all denied "
+			 "(by -d or the enforced deny list of functions unsafe to trace)", kind, text, traceable);
 	else if (need_btf && !with_btf)
-		snprintf(err, errlen, "entry glob '%s' matches %zu traceable function(s) but none is in BTF, "
-			 "which fentry/fexit (-F) needs: use -K or -M", text, traceable);
+		snprintf(err, errlen, "%s ""glob '%s' matches %zu traceable function(s) but none is in BTF, "
+			 "which fentry/fexit (-F) needs: use -K or -M", kind, text, traceable);
 	else
-		snprintf(err, errlen, "entry glob '%s' matches %zu traceable function(s) but none could be "
-			 "used (ambiguous same-name instances differing between kallsyms and ftrace)", text, traceable);
+		snprintf(err, errlen, "%s ""glob '%s' matches %zu traceable function(s) but none could be "
+			 "used (ambiguous same-name instances differing between kallsyms and ftrace)", kind, text, traceable);
 }
 
 static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t errlen)
@@ -287,6 +287,8 @@ struct select_ctx {
 	struct kidx k;
 	struct bidx b;
 	size_t *entry_hits;         /* per -e glob: functions it selected */
+	size_t *allow_hits;         /* per -a glob: functions it selected */
+	size_t *deny_hits;          /* per -d glob: traceable functions it matched */
 };
 
 /* selects traceable function t (every kallsyms address of it) if the globs
@@ -298,6 +300,9 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 	size_t first, cnt;
 	uint32_t flags;
 
+	for (size_t g = 0; g < o->deny.n; g++)
+		if (glob_spec_match(&o->deny.v[g], t->name, t->module))
+			c->deny_hits[g]++;
 	if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
 	    glob_set_find(&c->enforced, t->name, t->module) >= 0) {
 		if (glob_set_find(&o->entry, t->name, t->module) >= 0 ||
@@ -331,6 +336,10 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 		for (size_t g = 0; g < o->entry.n; g++)
 			if (glob_spec_match(&o->entry.v[g], t->name, t->module))
 				c->entry_hits[g]++;
+	} else {
+		for (size_t g = 0; g < o->allow.n; g++)
+			if (glob_spec_match(&o->allow.v[g], t->name, t->module))
+				c->allow_hits[g]++;
 	}
 	for (size_t j = 0; j < cnt; j++)
 		if (add_func(out, &c->cap, c->k.v[first + j], flags, btf_id))
@@ -362,9 +371,76 @@ static int check_entry_hits(struct select_ctx *c, char *err, size_t errlen)
 		}
 		snprintf(text, sizeof(text), "%s%s%s%s", gs->name, gs->module ? " [" : "",
 			 gs->module ? gs->module : "", gs->module ? "]" : "");
-		explain_unmatched(gs, &c->k, c->all, c->nall, &c->b, c->need_btf, &c->o->deny,
+		explain_unmatched("entry", gs, &c->k, c->all, c->nall, &c->b, c->need_btf, &c->o->deny,
 				  &c->enforced, err, errlen, text);
 		return -1;
+	}
+	return 0;
+}
+
+static int add_note(struct selection *out, bool verbose_only, const char *text)
+{
+	struct sel_note *v = realloc(out->notes, (out->nnotes + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	out->notes = v;
+	v[out->nnotes].text = strdup(text);
+	v[out->nnotes].verbose_only = verbose_only;
+	if (!v[out->nnotes].text)
+		return -1;
+	out->nnotes++;
+	return 0;
+}
+
+static void glob_text(const struct glob_spec *gs, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", gs->name, gs->module ? " [" : "",
+		 gs->module ? gs->module : "", gs->module ? "]" : "");
+}
+
+/* per glob: how many functions it selected (-v), and why an -a glob or a
+ * -d glob did nothing (always); ':path' globs are counted per path by
+ * check_entry_hits and not here. -1 when out of memory */
+static int note_globs(struct select_ctx *c, struct selection *out)
+{
+	const struct record_opts *o = c->o;
+	char text[300], msg[700];
+
+	for (size_t g = 0; g < o->entry.n; g++) {
+		if (o->entry.v[g].path)
+			continue;
+		glob_text(&o->entry.v[g], text, sizeof(text));
+		snprintf(msg, sizeof(msg), "entry glob '%s' selected %zu function(s)", text,
+			 c->entry_hits[g]);
+		if (add_note(out, true, msg))
+			return -1;
+	}
+	for (size_t g = 0; g < o->allow.n; g++) {
+		if (o->allow.v[g].path)
+			continue;
+		glob_text(&o->allow.v[g], text, sizeof(text));
+		if (c->allow_hits[g]) {
+			snprintf(msg, sizeof(msg), "allow glob '%s' selected %zu function(s)", text,
+				 c->allow_hits[g]);
+		} else {
+			explain_unmatched("allow", &o->allow.v[g], &c->k, c->all, c->nall, &c->b,
+					  c->need_btf, &o->deny, &c->enforced, msg, sizeof(msg), text);
+			strncat(msg, "; ignored", sizeof(msg) - strlen(msg) - 1);
+		}
+		if (add_note(out, c->allow_hits[g] != 0, msg))
+			return -1;
+	}
+	for (size_t g = 0; g < o->deny.n; g++) {
+		glob_text(&o->deny.v[g], text, sizeof(text));
+		if (c->deny_hits[g])
+			snprintf(msg, sizeof(msg), "deny glob '%s' matched %zu traceable function(s)",
+				 text, c->deny_hits[g]);
+		else
+			snprintf(msg, sizeof(msg), "deny glob '%s' matches no traceable function: "
+				 "it denies nothing", text);
+		if (add_note(out, c->deny_hits[g] != 0, msg))
+			return -1;
 	}
 	return 0;
 }
@@ -379,6 +455,8 @@ static void select_ctx_free(struct select_ctx *c)
 	free(c->k.v);
 	free(c->b.v);
 	free(c->entry_hits);
+	free(c->allow_hits);
+	free(c->deny_hits);
 	glob_set_free(&c->enforced);
 }
 
@@ -391,7 +469,10 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 		return -1;
 	out->traceable_total = c->nall;
 	c->entry_hits = calloc(c->o->entry.n + 1, sizeof(*c->entry_hits));
-	if (!c->entry_hits || kidx_build(&c->k, ks) || bidx_build(&c->b, c->btf)) {
+	c->allow_hits = calloc(c->o->allow.n + 1, sizeof(*c->allow_hits));
+	c->deny_hits = calloc(c->o->deny.n + 1, sizeof(*c->deny_hits));
+	if (!c->entry_hits || !c->allow_hits || !c->deny_hits ||
+	    kidx_build(&c->k, ks) || bidx_build(&c->b, c->btf)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -400,8 +481,11 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-	if (check_entry_hits(c, err, errlen))
+	if (check_entry_hits(c, err, errlen) || note_globs(c, out)) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	if (!out->n) {
 		snprintf(err, errlen, "no traceable function matched the globs");
 		return -1;
@@ -442,4 +526,9 @@ void selection_free(struct selection *s)
 	free(s->v);
 	s->v = NULL;
 	s->n = 0;
+	for (size_t i = 0; i < s->nnotes; i++)
+		free(s->notes[i].text);
+	free(s->notes);
+	s->notes = NULL;
+	s->nnotes = 0;
 }

@@ -20,9 +20,18 @@ struct traced_func {
 	int btf_id;            /* 0: no BTF */
 };
 
+/* something worth saying about a glob: an -a/-d glob that matched nothing
+ * (always said) or how many functions each glob selected (-v) */
+struct sel_note {
+	char *text;
+	bool verbose_only;
+};
+
 struct selection {
 	struct traced_func *v;
 	size_t n;
+	struct sel_note *notes;
+	size_t nnotes;
 	size_t skipped_ambiguous, skipped_no_btf, skipped_denied;
 	size_t traceable_total;
 };

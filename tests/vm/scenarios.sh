@@ -55,6 +55,8 @@ run depth \$R -C bpf.max-depth=2 $BPF_GLOBS -o /out/depth.rsr -- ./simfail bpf-b
 run flood \$R -T -c bpf -C bpf.ringbuf-size=4096 -o /out/flood.rsr -- ./simfail bpf-bad-prog-load
 # LBR is unavailable under TCG: said in one line, recorded in the file, not fatal
 run lbr \$R -B $BPF_GLOBS -o /out/lbr.rsr -- ./simfail bpf-bad-map-max-entries-array
+# -a/-d globs that select nothing are said (with the reason), -v counts each glob
+run globs \$R -v $BPF_GLOBS -a 'nomatch_xyz_*' -d 'nomatch_deny_*' -o /out/globs.rsr -- ./simfail bpf-bad-map-max-entries-array
 # a thread that exits inside a traced call never returns: its session is freed
 run exit \$R -e '*sys_exit_group' -a do_group_exit -a do_exit -o /out/exit.rsr -- sh -c 'exit 3'
 # live tool with -o: rendered output equals the report of the written file
@@ -172,6 +174,14 @@ check "depth: no exit mismatches from untracked returns (${mm:-none})" [ "${mm:-
 txt=$(rep "$OUT/depth.rsr")
 check "depth: one session, entry fails with -ENOMEM" [ "$(grep -c 'TID/PID' <<<"$txt")" = 1 ] && grep -Eq '\[-ENOMEM\] +__x64_sys_bpf' <<<"$txt"
 check "depth: the report warns about untracked nested calls" grep -q 'nested call(s) beyond the tracked depth' <<<"$txt"
+G=$OUT/globs.err
+check "globs: recording still made (exit $(cat "$OUT/globs.rc"))" [ "$(cat "$OUT/globs.rc")" = 0 ]
+check "globs: an -a glob matching nothing is said, with why" \
+	grep -q "^retsnoop-record: warning: allow glob 'nomatch_xyz_\*' matches no kernel function: not in kallsyms.*; ignored\$" "$G"
+check "globs: a -d glob matching nothing is said" \
+	grep -q "^retsnoop-record: warning: deny glob 'nomatch_deny_\*' matches no traceable function: it denies nothing\$" "$G"
+n=$(sed -n "s/^retsnoop-record: allow glob 'array_map_\*' selected \([0-9]*\) function(s)\$/\1/p" "$G")
+check "globs: -v counts what each glob selected (array_map_*: ${n:-none})" [ "${n:-0}" -gt 0 ]
 check "depth: map_create (depth 3) is not a tracked frame" bash -c '! grep -Eq "\[-ENOMEM\] +map_create" <<<"$1"' _ "$txt"
 
 # flood: drops are counted in the trailer and shown, never silent
