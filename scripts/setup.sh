@@ -39,6 +39,8 @@ fi
 PKGS=(
     # build
     build-essential gcc make pkg-config clang llvm
+    # tests/fuzz: libFuzzer's runtime for clang -fsanitize=fuzzer
+    libclang-rt-14-dev
     libbpf-dev libelf-dev zlib1g-dev libzstd-dev libdw-dev libdebuginfod-dev
     bpftool binutils
     # tests and tools used by them
