@@ -53,7 +53,7 @@ struct rsf_meta {
 	uint32_t features;              /* enum rsf_feature */
 	uint32_t mode;                  /* enum rsf_mode */
 	uint64_t lbr_flags;             /* perf branch sample type requested */
-	char lbr_status[128];           /* "" if captured, else why not */
+	char lbr_status[1024];          /* "" if captured, else why not (whole, never cut) */
 	uint32_t endian_word;           /* filled by the library (0x01020304 as written) */
 	uint32_t word_size;             /* filled by the library: sizeof(long) of the recorder */
 };

@@ -40,7 +40,7 @@ struct recorder {
 	struct spawned child;
 	bool have_child;
 	struct lbr_events lbr;
-	char lbr_why[256];
+	char lbr_why[1024];
 	struct tracer tr;
 	struct file_header hdr;
 	struct rsf_writer *w;
@@ -283,13 +283,9 @@ static int open_outputs(struct recorder *r)
 	if (file_header_build(h, o, r->ks, &r->sel, attach_mode_name(r->mode),
 			      features_mask(&r->feat), lbr_status, r->err, sizeof(r->err)))
 		return failed(r);
-	if (lbr_status) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "LBR (-B) unavailable: %s; recording continues without it",
-			 h->meta.lbr_status);
-		warn(r, msg);
-	}
+	if (lbr_status)
+		fprintf(r->log, "%s: LBR (-B) unavailable: %s; recording continues without it\n",
+			r->prog, h->meta.lbr_status);
 	if (o->output) {
 		r->w = rsf_writer_open(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
 				       h->mods.n, h->funcs, h->nfuncs, r->err, sizeof(r->err));

@@ -220,6 +220,10 @@ check "early stop: attaching stopped early (${att:-?} of ${tot:-?})" [ "${att:-0
 
 # LBR unavailable
 check "lbr: recorder says why LBR is unavailable" grep -q 'LBR (-B) unavailable' "$OUT/lbr.err"
+why_con=$(sed -n 's/.*LBR (-B) unavailable: \(.*\); recording continues without it$/\1/p' "$OUT/lbr.err")
+why_info=$(rep info "$OUT/lbr.rsr" | sed -n 's/^LBR: .*, not captured: //p')
+check "lbr: the reason is whole (${#why_con} chars, ends '${why_con: -12}')" [ "${#why_con}" -gt 127 ] && [ "${why_con: -1}" = ")" ]
+check "lbr: info shows the same whole reason as the console" [ -n "$why_info" ] && [ "$why_info" = "$why_con" ]
 check "lbr: recording still succeeded" [ "$(cat "$OUT/lbr.rc")" = 0 ] && [ "$(rep "$OUT/lbr.rsr" | grep -c 'TID/PID')" = 1 ]
 
 # thread exit mid-session
