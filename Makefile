@@ -46,7 +46,7 @@ ifneq ($(wildcard live/main.c),)
 BINS += $(O)/retsnoop
 endif
 
-.PHONY: all clean install test test-unit test-golden test-vm
+.PHONY: all clean install test test-unit test-golden test-vm fuzz
 all: $(BINS)
 
 # ------------------------------------------------------------------ BPF --
@@ -99,8 +99,33 @@ $(O)/tests/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/testlib.h
 $(O):
 	mkdir -p $(O)
 
+# ----------------------------------------------------------------- fuzz --
+# libFuzzer targets (tests/fuzz): the report-side libraries and
+# retsnoop-report's main (renamed) built with clang under ASan/UBSan and
+# fuzzer coverage in their own directory; the normal build is untouched
+FUZZ_CC    := $(CLANG)
+FUZZ_FLAGS := -g -O1 -std=gnu11 $(WARN) -I. -D_GNU_SOURCE -fno-omit-frame-pointer \
+	      -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRCS  := $(COMMON_SRCS) $(FORMAT_SRCS) $(REPORT_SRCS) report/main.c
+FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(O)/fuzz/obj/%.o)
+FUZZ_BINS  := $(O)/fuzz/fuzz_reader $(O)/fuzz/fuzz_report
+-include $(FUZZ_OBJS:.o=.d)
+
+$(O)/fuzz/obj/report/main.o: report/main.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -Dmain=report_cli_main -c $< -o $@
+
+$(O)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
+
+fuzz: $(FUZZ_BINS)
+
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec
+test: all $(TEST_BINS) $(O)/mkrec fuzz
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)

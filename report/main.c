@@ -70,12 +70,10 @@ static void print_meta(const struct rsf_meta *m, size_t nksyms, size_t nmods, si
 		nksyms, nmods, nfuncs);
 }
 
-int main(int argc, char **argv)
+/* the report of one recording; ANL (owned by the caller) collects the
+ * outputs and filters */
+static int run_report(struct anl *anl, int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "addr2line"))
-		return addr2line_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "info"))
-		return info_main(argc - 1, argv + 1);
 	struct report_opts opts = {
 		.symb = SYMB_DEFAULT,
 		.show_stack = true,
@@ -92,12 +90,7 @@ int main(int argc, char **argv)
 	bool want_trace = false, want_stack = false, want_lbr = false;
 	uint32_t mode;
 	int ret = 0, n;
-	struct anl *anl = anl_new(PROG);
 
-	if (!anl) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
 	/* one thread writes stdout: no per-call stream locking (it was a tenth
 	 * of the JSON output's time) */
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
@@ -261,8 +254,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: the recording is incomplete (no trailer: the recorder "
 			"was killed?); statistics are unavailable\n", path);
 	}
-	anl_free(anl);
 	report_free(rep);
 	rsf_reader_close(rd);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct anl *anl;
+	int ret;
+
+	if (argc > 1 && !strcmp(argv[1], "addr2line"))
+		return addr2line_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "info"))
+		return info_main(argc - 1, argv + 1);
+	anl = anl_new(PROG);
+	if (!anl) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	ret = run_report(anl, argc, argv);
+	anl_free(anl);
 	return ret;
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# run-all.sh - runs the test suites (unit, golden, dwarf, cli, vm; all by default), each
+# run-all.sh - runs the test suites (unit, golden, dwarf, cli, fuzz, vm; all by default), each
 # of which prints "NAME: N passed, N failed" lines, and prints the total as
 # the last line. Exits non-zero if anything failed or a suite crashed.
 set -u
 cd "$(dirname "$0")/.."
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden dwarf cli vm)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(unit golden dwarf cli fuzz vm)
 TOTAL_P=0 TOTAL_F=0 BROKEN=0
 LOG=$(mktemp)
 # tests/vm/vmrun appends a line here for each guest it had to boot again
@@ -55,7 +55,8 @@ for s in "${SUITES[@]}"; do
 		run_suite cli-completion tests/cli/completion.sh ;;
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh
 		run_suite vm-live tests/vm/live.sh; run_suite vm-durability tests/vm/durability.sh ;;
-	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, vm)" >&2; exit 2 ;;
+	fuzz)   run_suite fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" ;;
+	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, fuzz, vm)" >&2; exit 2 ;;
 	esac
 done
 while read -r p f; do TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); done <"$LOG"
