@@ -108,17 +108,11 @@ EOF
 chmod +x "$WORK/g/guest.sh"
 cp "$SCRIPT" "$WORK/g/script"
 
+# shellcheck source=tests/vm/suite_lib.sh
+. "$ROOT/tests/vm/suite_lib.sh"
 T0=$(date +%s)
-(cd "$WORK/g" && "$ROOT/tests/vm/vmrun" -q --timeout 600 --kernel "$KIMG" --modules "$KMODS" \
-	--add "$WORK/g" --add /bin/sh --out "$OUT" -- "$WORK/g/guest.sh") >"$WORK/vm.log" 2>&1
-VMRC=$?
+boot_guest 600
 echo "VM run took $(( $(date +%s) - T0 )) s"
-
-PASS=0 FAIL=0
-ok()    { PASS=$((PASS + 1)); echo "ok   $*"; }
-bad()   { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-not()   { ! "$@"; }
 # the guest has no vmlinux with DWARF, so its default symbolization was
 # kallsyms-only: the host report must not pick up one either
 rep()   { TZ=UTC RETSNOOP_NO_DWARF=1 "$WORK/retsnoop-report" "$@" 2>/dev/null; }
@@ -126,7 +120,6 @@ rc()    { cat "$OUT/$1.rc" 2>/dev/null || echo none; }
 # live stdout without "Receiving data..." and the traced command's own lines
 live()  { grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/$1.out"; }
 
-[ "$VMRC" = 0 ] || { bad "VM run (status $VMRC)"; tail -30 "$WORK/vm.log"; }
 
 same_as_report() {  # NAME REPORT-FLAGS...
 	local name=$1; shift

@@ -104,19 +104,10 @@ dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
 
-(cd "$WORK/g" && "$ROOT/tests/vm/vmrun" -q --timeout 900 --kernel "$KIMG" --modules "$KMODS" \
-	--add "$WORK/g" --add /bin/sh --out "$OUT" -- "$WORK/g/guest.sh") >"$WORK/vm.log" 2>&1
-VMRC=$?
-
-PASS=0 FAIL=0
-ok()   { PASS=$((PASS + 1)); echo "ok   $*"; }
-bad()  { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+# shellcheck source=tests/vm/suite_lib.sh
+. "$ROOT/tests/vm/suite_lib.sh"
+boot_guest 900
 rep()  { TZ=UTC "$WORK/retsnoop-report" "$@" 2>/dev/null; }
-
-if [ "$VMRC" != 0 ]; then
-	bad "VM run (status $VMRC)"; tail -30 "$WORK/vm.log"
-fi
 
 # -T: arrows balance, entry row result = syscall errno, durations grow outward
 for c in bpf-bad-map-max-entries-array bpf-bad-map-key-size-array bpf-bad-prog-load open-missing; do
