@@ -9,6 +9,7 @@
 #include "record/presets.h"
 #include <bpf/btf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,13 +193,52 @@ static void explain_unmatched(const char *kind, const struct glob_spec *g, const
 			 "used (ambiguous same-name instances differing between kallsyms and ftrace)", kind, text, traceable);
 }
 
+/* the whole file in one buffer, read in large pieces: ftrace's seq_file
+ * walks the function list from its start at every read() (t_start), so
+ * stdio's 4 KiB reads make reading available_filter_functions quadratic */
+static char *read_whole(const char *path, size_t *len, char *err, size_t errlen)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *buf = malloc(cap + 1);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		snprintf(err, errlen, "cannot open %s: %s", path, fd < 0 ? strerror(errno) : "out of memory");
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
 static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t errlen)
 {
 	const char *path = traceable_list_path();
-	char line[512];
+	char *text, *line, *next;
 	struct tentry *v = NULL;
-	size_t n = 0, cap = 0;
-	FILE *f;
+	size_t n = 0, cap = 0, len;
 
 	if (!path) {
 		snprintf(err, errlen, "cannot read available_filter_functions (tried %s and %s): %s; "
@@ -207,15 +247,15 @@ static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t e
 			 tracefs_lists[0], tracefs_lists[1], strerror(errno));
 		return -1;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	text = read_whole(path, &len, err, errlen);
+	if (!text)
 		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	for (line = text; line < text + len; line = next) {
 		char *name = line, *mod = NULL, *p;
 
-		line[strcspn(line, "\n")] = '\0';
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		if (!line[0] || !strncmp(line, "__ftrace_invalid_address__", 26))
 			continue;
 		p = strchr(line, ' ');
@@ -240,7 +280,7 @@ static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t e
 		v[n].entry = false;
 		n++;
 	}
-	fclose(f);
+	free(text);
 	if (!n) {
 		snprintf(err, errlen, "%s is empty: this kernel has no traceable functions", path);
 		free(v);
@@ -303,17 +343,17 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 	for (size_t g = 0; g < o->deny.n; g++)
 		if (glob_spec_match(&o->deny.v[g], t->name, t->module))
 			c->deny_hits[g]++;
-	if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
-	    glob_set_find(&c->enforced, t->name, t->module) >= 0) {
-		if (glob_set_find(&o->entry, t->name, t->module) >= 0 ||
-		    glob_set_find(&o->allow, t->name, t->module) >= 0)
-			out->skipped_denied++;
-		return 0;
-	}
+	/* the deny lists only for functions the globs want: the enforced list
+	 * is long and most traceable functions are wanted by no glob */
 	e = glob_set_find(&o->entry, t->name, t->module);
 	a = e >= 0 ? e : glob_set_find(&o->allow, t->name, t->module);
 	if (a < 0)
 		return 0;
+	if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
+	    glob_set_find(&c->enforced, t->name, t->module) >= 0) {
+		out->skipped_denied++;
+		return 0;
+	}
 	first = kidx_find(&c->k, t->name, t->module, &cnt);
 	if (cnt == 0 || (int)cnt != t->count) {
 		out->skipped_ambiguous++;
