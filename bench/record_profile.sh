@@ -16,11 +16,13 @@
 #      /bin/true (median of RUNS), and a perf profile (cpu-clock, whole guest)
 #      of one such start-up: the top symbols.
 #
-# Usage: bench/record_profile.sh   (env: N=5000 syscalls, RUNS=3, KEEP=1)
+# Usage: bench/record_profile.sh   (env: N=5000 syscalls, RUNS=3, KEEP=1,
+#        PARTS="progs reads startup perf" to run only some of them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-5000}
 RUNS=${RUNS:-3}
+PARTS=${PARTS:-progs reads startup perf}
 KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
 [ -f "$KERNELS/6.12.env" ] || { echo "record_profile: no $KERNELS/6.12.env (scripts/setup.sh)" >&2; exit 1; }
 # shellcheck disable=SC1091
@@ -39,7 +41,8 @@ PERF=$(command -v perf)
 cat >"$WORK/g/guest.sh" <<EOF
 #!/bin/sh
 cd "\$(dirname "\$0")"
-N=$N RUNS=$RUNS
+N=$N RUNS=$RUNS PARTS="$PARTS"
+part() { case " \$PARTS " in *" \$1 "*) return 0;; esac; return 1; }
 AFF=/sys/kernel/tracing/available_filter_functions
 res() { echo "\$*" >>/out/res; }
 res clocksource \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
@@ -57,7 +60,7 @@ for f in \$FUNCS; do
 done
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
 # the workload, then the programs' counters while they are still attached
-for path in fail ok; do
+part progs && for path in fail ok; do
 	# w CONFIG: a script running the workload, then bpftool (bpftrace -c takes no arguments)
 	w() { printf '#!/bin/sh\n./bench_tool loop %s %s >/dev/null\nbpftool prog show >/out/ps.%s.%s\n' \$path \$N \$path \$1 >w-\$1.sh; chmod +x w-\$1.sh; echo ./w-\$1.sh; }
 	bpftrace -e "\$kp { } \$kr { }" -c "\$(w bt-kprobe-empty)" >/dev/null 2>>/out/bt.err
@@ -71,18 +74,20 @@ for path in fail ok; do
 done
 echo 0 >/proc/sys/kernel/bpf_stats_enabled
 # what start-up reads
-for f in /proc/kallsyms \$AFF /sys/kernel/btf/vmlinux; do
+part reads && for f in /proc/kallsyms \$AFF /sys/kernel/btf/vmlinux; do
 	res read \$f lines \$(wc -l <\$f) \$(./bench_tool run sh -c "cat \$f >/dev/null")
 done
-res read /proc/kallsyms+AFF-together \$(./bench_tool run sh -c "cat /proc/kallsyms >/dev/null & cat \$AFF >/dev/null; wait")
+part reads && res read /proc/kallsyms+AFF-together \$(./bench_tool run sh -c "cat /proc/kallsyms >/dev/null & cat \$AFF >/dev/null; wait")
 i=0
+part startup || i=\$RUNS
 while [ \$i -lt \$RUNS ]; do
 	res startup \$(./bench_tool run ./retsnoop-record -v -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true 2>/out/su.err) \\
 		\$(sed -n 's/^Start-up \([0-9]*\) ms: /total \1 /p' /out/su.err | tr -d ',.' | sed 's/ ms//g; s/file header/header/')
 	res startup-bt \$(./bench_tool run bpftrace -e 'kprobe:__x64_sys_openat { }' -c /bin/true 2>/dev/null)
 	i=\$((i + 1))
 done
-res file-size \$(wc -c </tmp/s.rsr)
+part startup && res file-size \$(wc -c </tmp/s.rsr)
+part perf || exit 0
 perf record -q -F 2000 -e cpu-clock -a -o /tmp/perf.data -- ./retsnoop-record -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true >/dev/null 2>&1
 perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso,sym --percent-limit 0.7 2>/dev/null | grep -v '^#' | grep -v '^\$' >/out/perf-startup.txt
 perf report -i /tmp/perf.data --stdio --no-children --sort comm --percent-limit 0.5 2>/dev/null | grep -v '^#' | grep -v '^\$' >/out/perf-comm.txt
@@ -131,7 +136,9 @@ for s in total checks kallsyms BTF selection probes load attach header; do
 	printf ' %s %s' "$s" "$(field startup $s)"
 done
 printf '\n  recording size: %s bytes\n' "$(sed -n 's/^file-size //p' "$R")"
-echo "perf, one start-up (cpu-clock, whole guest), by command:"
-sed 's/^/  /' "$O/perf-comm.txt"
-echo "perf, top symbols:"
-head -n 40 "$O/perf-startup.txt" | sed 's/^/  /'
+if [ -f "$O/perf-comm.txt" ]; then
+	echo "perf, one start-up (cpu-clock, whole guest), by command:"
+	sed 's/^/  /' "$O/perf-comm.txt"
+	echo "perf, top symbols:"
+	head -n 40 "$O/perf-startup.txt" | sed 's/^/  /'
+fi

@@ -50,35 +50,21 @@ static int cmp_tentry(const void *pa, const void *pb)
 	return c ? c : cmp_str_nullable(a->module, b->module);
 }
 
-/* kallsyms index sorted by (name, module) */
+/* kallsyms by (name, module): the name index ksyms already keeps */
 struct kidx {
-	const struct ksym **v;
+	const struct ksyms *ks;
 	size_t n;
 };
 
-static int cmp_ksym_name(const void *pa, const void *pb)
+static const struct ksym *kidx_at(const struct kidx *k, size_t i)
 {
-	const struct ksym *a = *(const struct ksym *const *)pa, *b = *(const struct ksym *const *)pb;
-	int c = strcmp(a->name, b->name);
-
-	if (c)
-		return c;
-	c = cmp_str_nullable(a->module, b->module);
-	if (c)
-		return c;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return ksyms_by_name_at(k->ks, i);
 }
 
-static int kidx_build(struct kidx *k, const struct ksyms *ks)
+static void kidx_init(struct kidx *k, const struct ksyms *ks)
 {
+	k->ks = ks;
 	k->n = ksyms_count(ks);
-	k->v = malloc((k->n ? k->n : 1) * sizeof(*k->v));
-	if (!k->v)
-		return -1;
-	for (size_t i = 0; i < k->n; i++)
-		k->v[i] = ksyms_at(ks, i);
-	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym_name);
-	return 0;
 }
 
 /* first index of (name, module) and how many follow */
@@ -88,18 +74,18 @@ static size_t kidx_find(const struct kidx *k, const char *name, const char *modu
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = strcmp(k->v[mid]->name, name);
+		int c = strcmp(kidx_at(k, mid)->name, name);
 
 		if (!c)
-			c = cmp_str_nullable(k->v[mid]->module, module);
+			c = cmp_str_nullable(kidx_at(k, mid)->module, module);
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	*cnt = 0;
-	while (lo + *cnt < k->n && !strcmp(k->v[lo + *cnt]->name, name) &&
-	       !cmp_str_nullable(k->v[lo + *cnt]->module, module))
+	while (lo + *cnt < k->n && !strcmp(kidx_at(k, lo + *cnt)->name, name) &&
+	       !cmp_str_nullable(kidx_at(k, lo + *cnt)->module, module))
 		(*cnt)++;
 	return lo;
 }
@@ -164,7 +150,7 @@ static void explain_unmatched(const char *kind, const struct glob_spec *g, const
 	size_t in_kallsyms = 0, traceable = 0, denied = 0, with_btf = 0;
 
 	for (size_t i = 0; i < k->n; i++)
-		if (glob_spec_match(g, k->v[i]->name, k->v[i]->module))
+		if (glob_spec_match(g, kidx_at(k, i)->name, kidx_at(k, i)->module))
 			in_kallsyms++;
 	for (size_t i = 0; i < nall; i++) {
 		if (!glob_spec_match(g, all[i].name, all[i].module))
@@ -382,7 +368,7 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 				c->allow_hits[g]++;
 	}
 	for (size_t j = 0; j < cnt; j++)
-		if (add_func(out, &c->cap, c->k.v[first + j], flags, btf_id))
+		if (add_func(out, &c->cap, kidx_at(&c->k, first + j), flags, btf_id))
 			return -1;
 	return 0;
 }
@@ -492,7 +478,6 @@ static void select_ctx_free(struct select_ctx *c)
 		free(c->all[i].module);
 	}
 	free(c->all);
-	free(c->k.v);
 	free(c->b.v);
 	free(c->entry_hits);
 	free(c->allow_hits);
@@ -508,11 +493,12 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 	if (read_traceable(&c->all, &c->nall, err, errlen))
 		return -1;
 	out->traceable_total = c->nall;
+	kidx_init(&c->k, ks);
 	c->entry_hits = calloc(c->o->entry.n + 1, sizeof(*c->entry_hits));
 	c->allow_hits = calloc(c->o->allow.n + 1, sizeof(*c->allow_hits));
 	c->deny_hits = calloc(c->o->deny.n + 1, sizeof(*c->deny_hits));
 	if (!c->entry_hits || !c->allow_hits || !c->deny_hits ||
-	    kidx_build(&c->k, ks) || bidx_build(&c->b, c->btf)) {
+	    bidx_build(&c->b, c->btf)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

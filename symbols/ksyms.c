@@ -344,6 +344,11 @@ const struct ksym *ksyms_find(const struct ksyms *ks, const char *name, const ch
 	return first;
 }
 
+const struct ksym *ksyms_by_name_at(const struct ksyms *ks, size_t i)
+{
+	return i < ks->n ? &ks->syms[ks->by_name[i]] : NULL;
+}
+
 uint64_t ksyms_find_any_addr(const char *kallsyms_path, const char *name)
 {
 	FILE *f = fopen(kallsyms_path, "re");
