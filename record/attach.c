@@ -456,10 +456,11 @@ static void *detach_slice_run(void *arg)
 	return NULL;
 }
 
-/* Each kprobe or trampoline removal waits for an RCU grace period; done from
- * several threads at once the waits overlap instead of adding up. */
+/* Each kprobe or trampoline removal, and each kprobe.multi link's, waits
+ * for an RCU grace period; done from several threads at once the waits
+ * overlap instead of adding up (the two kprobe.multi links too). */
 #define DETACH_THREADS 16
-#define DETACH_MIN_PER_THREAD 8
+#define DETACH_MIN_PER_THREAD 1
 
 void tracer_detach(struct tracer *t)
 {
