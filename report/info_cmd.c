@@ -39,75 +39,58 @@ static void put_flags(const char *label, uint32_t v, const char *const *names, i
 	printf("%s\n", any ? "" : " (none)");
 }
 
-int info_main(int argc, char **argv)
+static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
+	"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
+static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
+
+/* what the records of a recording hold */
+struct info_counts {
+	uint64_t nrec, final, interim, ignored, failed, starts, traces, lbrs;
+	uint64_t first_ts, last_ts;
+};
+
+static void count_end(struct info_counts *c, const struct rs_rec_session_end *e)
 {
-	static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
-		"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
-	static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
-	const struct rsf_meta *m;
-	const struct rsf_stats *st;
-	const struct rsf_func *funcs;
-	struct rsf_reader *rd;
-	size_t nfuncs, nksyms, nmods, nentry = 0;
-	uint64_t nrec = 0, final = 0, interim = 0, ignored = 0, failed = 0, starts = 0, traces = 0, lbrs = 0;
-	uint64_t first_ts = 0, last_ts = 0;
+	if (e->flags & RS_SESS_IGNORED) {
+		c->ignored++;
+	} else if (e->flags & RS_SESS_INTERIM) {
+		c->interim++;
+	} else {
+		c->final++;
+		c->failed += !!(e->flags & RS_SESS_IS_ERR);
+		if (!c->first_ts || e->start_ts < c->first_ts)
+			c->first_ts = e->start_ts;
+		if (e->end_ts > c->last_ts)
+			c->last_ts = e->end_ts;
+	}
+}
+
+/* reads every record; the status that ended the read */
+static enum rsf_status count_records(struct rsf_reader *rd, struct info_counts *c)
+{
+	const struct rs_rec_hdr *h;
 	enum rsf_status s;
-	char err[512];
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: retsnoop-report info FILE\nDescribe a recording: header, attach details, "
-		       "session counts, drops and integrity.\n");
-		return 0;
+	memset(c, 0, sizeof(*c));
+	while ((s = rsf_reader_next(rd, &h)) == RSF_OK) {
+		c->nrec++;
+		if (h->type == RS_REC_SESSION_END && h->size >= offsetof(struct rs_rec_session_end, frames))
+			count_end(c, (const void *)h);
+		else if (h->type == RS_REC_SESSION_START)
+			c->starts++;
+		else if (h->type == RS_REC_TRACE_ENTRY || h->type == RS_REC_TRACE_EXIT)
+			c->traces++;
+		else if (h->type == RS_REC_LBR)
+			c->lbrs++;
 	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
-		fprintf(stderr, PROG ": expected exactly one recording file\n");
-		return 2;
-	}
-	rd = rsf_reader_open(argv[1], err, sizeof(err));
-	if (!rd) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
-	m = rsf_reader_meta(rd);
-	funcs = rsf_reader_funcs(rd, &nfuncs);
-	rsf_reader_ksyms(rd, &nksyms);
-	rsf_reader_modules(rd, &nmods);
-	for (size_t i = 0; i < nfuncs; i++)
-		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
+	return s;
+}
 
-	while (1) {
-		const struct rs_rec_hdr *h;
-
-		s = rsf_reader_next(rd, &h);
-		if (s != RSF_OK)
-			break;
-		nrec++;
-		if (h->type == RS_REC_SESSION_END && h->size >= offsetof(struct rs_rec_session_end, frames)) {
-			const struct rs_rec_session_end *e = (const void *)h;
-
-			if (e->flags & RS_SESS_IGNORED)
-				ignored++;
-			else if (e->flags & RS_SESS_INTERIM)
-				interim++;
-			else {
-				final++;
-				failed += !!(e->flags & RS_SESS_IS_ERR);
-				if (!first_ts || e->start_ts < first_ts)
-					first_ts = e->start_ts;
-				if (e->end_ts > last_ts)
-					last_ts = e->end_ts;
-			}
-		} else if (h->type == RS_REC_SESSION_START) {
-			starts++;
-		} else if (h->type == RS_REC_TRACE_ENTRY || h->type == RS_REC_TRACE_EXIT) {
-			traces++;
-		} else if (h->type == RS_REC_LBR) {
-			lbrs++;
-		}
-	}
-	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
-
-	printf("%-22s %s\n", "File:", argv[1]);
+/* the header: where, what kernel, when */
+static void print_header(const char *path, const struct rsf_meta *m, const struct rsf_stats *st,
+			 const struct info_counts *c)
+{
+	printf("%-22s %s\n", "File:", path);
 	printf("%-22s %u (%s-endian, %u-bit recorder)\n", "Format version:", m->format_version,
 	       m->endian_word == 0x01020304 ? "same" : "other", m->word_size * 8);
 	printf("%-22s %s\n", "Recorder version:", m->recorder_version);
@@ -129,10 +112,23 @@ int info_main(int argc, char **argv)
 	} else {
 		printf("%-22s (unknown: %s)\n", "End time:", st ? "not in the trailer" : "no trailer");
 	}
-	if (final) {
-		put_time("First session:", (int64_t)first_ts + m->mono_to_realtime_ns);
-		put_time("Last session end:", (int64_t)last_ts + m->mono_to_realtime_ns);
+	if (c->final) {
+		put_time("First session:", (int64_t)c->first_ts + m->mono_to_realtime_ns);
+		put_time("Last session end:", (int64_t)c->last_ts + m->mono_to_realtime_ns);
 	}
+}
+
+/* attach mode, tables, features and the record counts */
+static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
+{
+	const struct rsf_meta *m = rsf_reader_meta(rd);
+	size_t nfuncs, nksyms, nmods, nentry = 0;
+	const struct rsf_func *funcs = rsf_reader_funcs(rd, &nfuncs);
+
+	rsf_reader_ksyms(rd, &nksyms);
+	rsf_reader_modules(rd, &nmods);
+	for (size_t i = 0; i < nfuncs; i++)
+		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
 	printf("%-22s %s\n", "Attach mode:", m->attach_mode[0] ? m->attach_mode : "(unknown)");
 	printf("%-22s %zu (%zu entry)\n", "Traced functions:", nfuncs, nentry);
 	printf("%-22s %zu function symbol(s), %zu module(s)\n", "Kallsyms snapshot:", nksyms, nmods);
@@ -143,36 +139,70 @@ int info_main(int argc, char **argv)
 		       m->lbr_status[0] ? ", not captured: " : ", captured", m->lbr_status);
 	printf("%-22s %" PRIu64 " record(s): %" PRIu64 " session(s) (%" PRIu64 " failed, %" PRIu64
 	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
-	       " trace, %" PRIu64 " LBR\n", "Records:", nrec, final, failed, final - failed, interim,
-	       ignored, starts, traces, lbrs);
+	       " trace, %" PRIu64 " LBR\n", "Records:", c->nrec, c->final, c->failed,
+	       c->final - c->failed, c->interim, c->ignored, c->starts, c->traces, c->lbrs);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
-	if (st) {
-		const struct rs_bpf_stats *b = &st->bpf;
+}
 
-		printf("%-22s %" PRIu64 " attached, %" PRIu64 " failed\n", "Attach:", st->funcs_attached,
-		       st->funcs_failed);
-		printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
-		       st->detach_ns / 1e6);
-		printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
-		       st->records_written, st->chunks_written);
-		printf("Statistics:\n");
-		printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
-		printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
-		printf("  %-26s %" PRIu64 "\n", "sessions incomplete", b->sessions_incomplete);
-		printf("  %-26s %" PRIu64 "\n", "sessions table full", b->sessions_table_full);
-		printf("  %-26s %" PRIu64 "\n", "sessions exited", b->sessions_exited);
-		printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
-		printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
-		printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
-		printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
-		if (st->prog_misses_known)
-			printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
-		else
-			printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
-		if (b->sessions_emitted != final + interim + ignored)
-			printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
-			       b->sessions_emitted, final + interim + ignored);
+/* the trailer: attach results and every counter, zeros included */
+static void print_trailer(const struct rsf_stats *st, const struct info_counts *c)
+{
+	const struct rs_bpf_stats *b = &st->bpf;
+	uint64_t in_file = c->final + c->interim + c->ignored;
+
+	printf("%-22s %" PRIu64 " attached, %" PRIu64 " failed\n", "Attach:", st->funcs_attached,
+	       st->funcs_failed);
+	printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
+	       st->detach_ns / 1e6);
+	printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
+	       st->records_written, st->chunks_written);
+	printf("Statistics:\n");
+	printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
+	printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
+	printf("  %-26s %" PRIu64 "\n", "sessions incomplete", b->sessions_incomplete);
+	printf("  %-26s %" PRIu64 "\n", "sessions table full", b->sessions_table_full);
+	printf("  %-26s %" PRIu64 "\n", "sessions exited", b->sessions_exited);
+	printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
+	printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
+	printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
+	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
+	if (st->prog_misses_known)
+		printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
+	else
+		printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
+	if (b->sessions_emitted != in_file)
+		printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
+		       b->sessions_emitted, in_file);
+}
+
+int info_main(int argc, char **argv)
+{
+	const struct rsf_stats *st;
+	struct rsf_reader *rd;
+	struct info_counts c;
+	enum rsf_status s;
+	char err[512];
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("Usage: retsnoop-report info FILE\nDescribe a recording: header, attach details, "
+		       "session counts, drops and integrity.\n");
+		return 0;
 	}
+	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
+		fprintf(stderr, PROG ": expected exactly one recording file\n");
+		return 2;
+	}
+	rd = rsf_reader_open(argv[1], err, sizeof(err));
+	if (!rd) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	s = count_records(rd, &c);
+	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
+	print_header(argv[1], rsf_reader_meta(rd), st, &c);
+	print_contents(rd, &c);
+	if (st)
+		print_trailer(st, &c);
 	if (s == RSF_DAMAGED)
 		printf("%-22s DAMAGED: %s\n", "Integrity:", rsf_reader_error(rd));
 	else if (!st)
