@@ -33,6 +33,7 @@
  *   pipe-write-no-reader               -EPIPE                -EPIPE
  *   bpf-prog-bad-helper                -EINVAL               -EINVAL
  *   bpf-queue-pop-empty                -ENOENT               -ENOENT
+ *   bpf-skb-load-bytes-bad             -EFAULT               -EFAULT
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -280,18 +281,47 @@ static struct outcome case_bad_helper(void)
 	return o;
 }
 
-static struct outcome case_queue_pop_empty(void)
+/* loads a socket filter and runs it once on a 64-byte packet through
+ * BPF_PROG_TEST_RUN; the case's result is the program's return value */
+static struct outcome test_run(const struct bpf_insn *insns, unsigned n)
 {
-	/* a socket filter that returns bpf_map_pop_elem(queue, &r10[-8]) on an
-	 * empty queue map, run once by BPF_PROG_TEST_RUN: the syscall
-	 * succeeds, the helper fails with -ENOENT, which is the result */
-	struct bpf_insn insns[8];
 	static uint8_t pkt[64];
 	struct outcome o = { 0, 1 };
 	union bpf_attr attr;
-	long map, prog;
+	long prog = prog_load(insns, n);
 
-	map = map_create(BPF_MAP_TYPE_QUEUE, 0, 8, 1, 0);
+	if (prog < 0) {
+		fprintf(stderr, "simfail: loading the program failed: %s\n", strerror((int)-prog));
+		o.result = prog;
+		o.want_failure = 0;
+		return o;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = (uint32_t)prog;
+	attr.test.data_in = (uint64_t)(uintptr_t)pkt;
+	attr.test.data_size_in = sizeof(pkt);
+	attr.test.repeat = 1;
+	o.result = as_result(sys_bpf(BPF_PROG_TEST_RUN, &attr));
+	if (o.result < 0) {
+		fprintf(stderr, "simfail: BPF_PROG_TEST_RUN failed: %s\n", strerror((int)-o.result));
+		o.want_failure = 0;
+	} else {
+		o.result = (int32_t)attr.test.retval;
+	}
+	close((int)prog);
+	return o;
+}
+
+static struct outcome case_queue_pop_empty(void)
+{
+	/* returns bpf_map_pop_elem(queue, &r10[-8]) on an empty queue map:
+	 * -ENOENT. The verifier turns the call of a JITed program into a
+	 * direct call of queue_map_pop_elem, so bpf_map_pop_elem itself is
+	 * not entered (see bpf-skb-load-bytes-bad for a helper that is) */
+	struct bpf_insn insns[6];
+	struct outcome o = { 0, 1 };
+	long map = map_create(BPF_MAP_TYPE_QUEUE, 0, 8, 1, 0);
+
 	if (map < 0) {
 		fprintf(stderr, "simfail: creating the queue map failed: %s\n", strerror((int)-map));
 		o.result = map;
@@ -312,29 +342,34 @@ static struct outcome case_queue_pop_empty(void)
 	insns[4].code = BPF_JMP | BPF_CALL;
 	insns[4].imm = BPF_FUNC_map_pop_elem;
 	insns[5].code = BPF_JMP | BPF_EXIT;
-	prog = prog_load(insns, 6);
-	if (prog < 0) {
-		fprintf(stderr, "simfail: loading the pop program failed: %s\n", strerror((int)-prog));
-		close((int)map);
-		o.result = prog;
-		o.want_failure = 0;
-		return o;
-	}
-	memset(&attr, 0, sizeof(attr));
-	attr.test.prog_fd = (uint32_t)prog;
-	attr.test.data_in = (uint64_t)(uintptr_t)pkt;
-	attr.test.data_size_in = sizeof(pkt);
-	attr.test.repeat = 1;
-	o.result = as_result(sys_bpf(BPF_PROG_TEST_RUN, &attr));
-	if (o.result < 0) {
-		fprintf(stderr, "simfail: BPF_PROG_TEST_RUN failed: %s\n", strerror((int)-o.result));
-		o.want_failure = 0;
-	} else {
-		o.result = (int32_t)attr.test.retval;
-	}
-	close((int)prog);
+	o = test_run(insns, 6);
 	close((int)map);
 	return o;
+}
+
+static struct outcome case_skb_load_bytes_bad(void)
+{
+	/* returns bpf_skb_load_bytes(skb, 1000, &r10[-8], 4) on a 64-byte
+	 * packet: the helper (called as such) fails with -EFAULT */
+	struct bpf_insn insns[7];
+
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;     /* r2 = 1000 */
+	insns[0].dst_reg = BPF_REG_2;
+	insns[0].imm = 1000;
+	insns[1].code = BPF_ALU64 | BPF_MOV | BPF_X;     /* r3 = r10 */
+	insns[1].dst_reg = BPF_REG_3;
+	insns[1].src_reg = BPF_REG_10;
+	insns[2].code = BPF_ALU64 | BPF_ADD | BPF_K;     /* r3 += -8 */
+	insns[2].dst_reg = BPF_REG_3;
+	insns[2].imm = -8;
+	insns[3].code = BPF_ALU64 | BPF_MOV | BPF_K;     /* r4 = 4 */
+	insns[3].dst_reg = BPF_REG_4;
+	insns[3].imm = 4;
+	insns[4].code = BPF_JMP | BPF_CALL;              /* r1 = ctx already */
+	insns[4].imm = BPF_FUNC_skb_load_bytes;
+	insns[5].code = BPF_JMP | BPF_EXIT;
+	return test_run(insns, 6);
 }
 
 static struct outcome case_pipe_write(void)
@@ -431,6 +466,7 @@ static const struct scase cases[] = {
 	{ "pipe-write-no-reader", 0, "write() to a pipe without readers (EPIPE)", case_pipe_write },
 	{ "bpf-prog-bad-helper", 1, "BPF_PROG_LOAD of a socket filter calling a kprobe-only helper (EINVAL)", case_bad_helper },
 	{ "bpf-queue-pop-empty", 1, "BPF_PROG_TEST_RUN: bpf_map_pop_elem on an empty queue map (ENOENT)", case_queue_pop_empty },
+	{ "bpf-skb-load-bytes-bad", 1, "BPF_PROG_TEST_RUN: bpf_skb_load_bytes past the packet's end (EFAULT)", case_skb_load_bytes_bad },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
