@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "../bpf/retsnoop_abi.h"
 
 #define RSF_FORMAT_VERSION 1
@@ -154,5 +155,12 @@ bool rsf_reader_complete(const struct rsf_reader *r);   /* trailer present and n
 const char *rsf_reader_error(const struct rsf_reader *r); /* after RSF_DAMAGED */
 uint64_t rsf_reader_chunks(const struct rsf_reader *r);    /* chunks read so far */
 void rsf_reader_close(struct rsf_reader *r);
+
+/* ----------------------------------------------------------- drop table */
+/* The one drop / missed-probe table of all three commands (the recorder
+ * at exit, retsnoop-report at the end of a recording): a WARNING line and
+ * one "LABEL: N" line per non-zero counter of ST; nothing when all are
+ * zero. */
+void rsf_print_drops(FILE *f, const struct rsf_stats *st);
 
 #endif
