@@ -32,6 +32,7 @@ const struct rsf_kv_field rsf_meta_fields[] = {
 	M_U("mode", mode),
 	M_U("lbr.flags", lbr_flags),
 	M_S("lbr.status", lbr_status),
+	M_U("ring.max_size", max_size),
 };
 const size_t rsf_meta_nfields = sizeof(rsf_meta_fields) / sizeof(rsf_meta_fields[0]);
 
