@@ -132,6 +132,7 @@ struct rsf_kv_field {
 	uint16_t size;       /* of the struct member (integers: 4 or 8) */
 	size_t off;          /* offsetof the member */
 	size_t len_off;      /* RSF_KV_BYTES: offsetof the uint32_t length member */
+	bool omit_zero;      /* not written when zero (keys newer writers add only when used) */
 };
 
 extern const struct rsf_kv_field rsf_meta_fields[];

@@ -292,8 +292,9 @@ static void test_ring_cut_sessions(void)
 	rsf_reader_close(r);
 }
 
-/* a writer that never stops, killed at a random moment */
-static void writer_forever(const char *p)
+/* a writer that never stops, killed at a random moment; says on READY
+ * once it has wrapped the ring many times */
+static void writer_forever(const char *p, int ready)
 {
 	uint8_t buf[sizeof(struct rs_rec_session_end)];
 	struct rsf_writer *w = open_ring(p, 96 << 10, 0);
@@ -305,6 +306,8 @@ static void writer_forever(const char *p)
 			_exit(4);
 		if (i % 13 == 12 && rsf_writer_flush(w))
 			_exit(5);
+		if (i == 6000 && write(ready, "r", 1) != 1)
+			_exit(6);
 	}
 }
 
@@ -314,11 +317,17 @@ static void test_ring_sigkill(void)
 
 	for (int run = 0; run < 24; run++) {
 		const char *p = tpath("killed.rsr");
-		pid_t pid = fork();
+		int pfd[2];
+		char c;
 
+		CHECK(pipe(pfd) == 0);
+		pid_t pid = fork();
 		if (pid == 0)
-			writer_forever(p);
-		struct timespec ts = { 0, (long)(20 + mix((uint64_t)run) % 180) * 1000000L };
+			writer_forever(p, pfd[1]);
+		close(pfd[1]);
+		CHECK(read(pfd[0], &c, 1) == 1);
+		close(pfd[0]);
+		struct timespec ts = { 0, (long)(mix((uint64_t)run) % 40000) * 1000L };
 		nanosleep(&ts, NULL);
 		kill(pid, SIGKILL);
 		int status;
@@ -351,7 +360,7 @@ static void test_ring_sigkill(void)
 		unlink(p);
 	}
 	CHECK_INT(bad_runs, 0);
-	CHECK(wrapped > 12);                    /* most kills came during wraps */
+	CHECK_INT(wrapped, 24);                 /* every kill came after wraps */
 }
 
 /* a wrapped file cut anywhere: opens or fails with one line; what it reads
