@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "../bpf/retsnoop_abi.h"
 
 #define RSF_FORMAT_VERSION 2      /* newest version this library reads */
@@ -176,5 +177,12 @@ struct rsf_ring_info {
 };
 const struct rsf_ring_info *rsf_reader_ring(const struct rsf_reader *r);
 void rsf_reader_close(struct rsf_reader *r);
+
+/* ----------------------------------------------------------- drop table */
+/* The one drop / missed-probe table of all three commands (the recorder
+ * at exit, retsnoop-report at the end of a recording): a WARNING line and
+ * one "LABEL: N" line per non-zero counter of ST; nothing when all are
+ * zero. */
+void rsf_print_drops(FILE *f, const struct rsf_stats *st);
 
 #endif

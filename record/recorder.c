@@ -379,16 +379,7 @@ int recorder_run(struct recorder *r)
  * commands share (see docs/design.md) */
 static void print_drops(FILE *f, const struct rsf_stats *st)
 {
-	const struct rs_bpf_stats *b = &st->bpf;
-
-	if (!b->sessions_dropped && !b->records_dropped && !b->sessions_incomplete &&
-	    !b->sessions_table_full)
-		return;
-	fprintf(f, "WARNING! There were dropped or incomplete data. Output might be incomplete!\n");
-	fprintf(f, "%-20s%llu\n", "DROPPED SESSIONS:", (unsigned long long)b->sessions_dropped);
-	fprintf(f, "%-20s%llu\n", "DROPPED RECORDS:", (unsigned long long)b->records_dropped);
-	fprintf(f, "%-20s%llu\n", "INCOMPLETE SESSIONS:", (unsigned long long)b->sessions_incomplete);
-	fprintf(f, "%-20s%llu\n", "TABLE FULL:", (unsigned long long)b->sessions_table_full);
+	rsf_print_drops(f, st);   /* the table all three commands print */
 }
 
 /* detaches (timed) and collects the trailer's statistics */

@@ -5,7 +5,7 @@
 #define RS_REPORT_CONFIG_H
 
 #include <stdio.h>
-#include "report/report.h"
+#include "report/report_opts.h"
 
 /* NULL on success, else a one-line message (static storage) */
 const char *report_config_apply(const char *kv, struct report_opts *o);
