@@ -34,6 +34,9 @@ struct record_opts {
 	uint64_t longer_ms;
 	struct err_filter errs;
 	const char *output;
+	uint64_t max_size;       /* --max-size: flight recorder cap of the file (0: none) */
+	uint64_t duration_ms;    /* --duration: stop after this long (0: no limit) */
+	uint64_t stop_after;     /* --stop-after: stop after N emitted sessions (0: no limit) */
 	const char *kernel;      /* -k vmlinux, for :path globs */
 	char **cmd;              /* after "--" */
 	int verbose;

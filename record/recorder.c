@@ -286,6 +286,7 @@ static int open_outputs(struct recorder *r)
 	if (lbr_status)
 		fprintf(r->log, "%s: LBR (-B) unavailable: %s; recording continues without it\n",
 			r->prog, h->meta.lbr_status);
+	h->meta.max_size = o->max_size;   /* 0: unbounded; else a flight recording */
 	if (o->output) {
 		r->w = rsf_writer_open(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
 				       h->mods.n, h->funcs, h->nfuncs, r->err, sizeof(r->err));
@@ -358,6 +359,8 @@ int recorder_run(struct recorder *r)
 	if (r->have_child && spawn_release(&r->child, err, sizeof(err)))
 		warn(r, err);
 	s->start_s = tty_status_now();
+	s->stop_after = r->o.stop_after;
+	s->stop_at_s = r->o.duration_ms ? s->start_s + (double)r->o.duration_ms / 1000 : 0;
 	if (capture_run(&r->tr, r->have_child ? &r->child : NULL, &cs, err, sizeof(err))) {
 		tty_status_clear(&s->status);
 		if (err[0])   /* else the sink has said why */

@@ -39,6 +39,23 @@ static void put_flags(const char *label, uint32_t v, const char *const *names, i
 	printf("%s\n", any ? "" : " (none)");
 }
 
+/* a flight recording: its cap and what the ring overwrote */
+static void put_ring(const struct rsf_ring_info *ri)
+{
+	printf("%-22s flight recorder, at most %" PRIu64 " bytes on disk\n", "Max size:",
+	       ri->max_size);
+	if (!ri->chunks_lost && !ri->sessions_cut) {
+		printf("%-22s nothing (the ring never wrapped)\n", "Overwritten:");
+		return;
+	}
+	printf("%-22s %" PRIu64 " session(s), %" PRIu64 " record(s), %" PRIu64 " byte(s) in %"
+	       PRIu64 " chunk(s) of older data\n", "Overwritten:", ri->sessions_lost + ri->sessions_cut,
+	       ri->records_lost, ri->bytes_lost, ri->chunks_lost);
+	if (ri->sessions_cut)
+		printf("  %" PRIu64 " of these session(s) were cut by the wrap (their start was "
+		       "overwritten): counted, not rendered\n", ri->sessions_cut);
+}
+
 static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
 	"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
 static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
@@ -142,10 +159,13 @@ static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 	       " trace, %" PRIu64 " LBR\n", "Records:", c->nrec, c->final, c->failed,
 	       c->final - c->failed, c->interim, c->ignored, c->starts, c->traces, c->lbrs);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
+	if (rsf_reader_ring(rd)->max_size)
+		put_ring(rsf_reader_ring(rd));
 }
 
-/* the trailer: attach results and every counter, zeros included */
-static void print_trailer(const struct rsf_stats *st, const struct info_counts *c)
+/* the trailer: attach results and every counter, zeros included
+ * (RING_LOST: a flight recording lost older chunks) */
+static void print_trailer(const struct rsf_stats *st, const struct info_counts *c, bool ring_lost)
 {
 	const struct rs_bpf_stats *b = &st->bpf;
 	uint64_t in_file = c->final + c->interim + c->ignored;
@@ -170,7 +190,7 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 		printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
 	else
 		printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
-	if (b->sessions_emitted != in_file)
+	if (b->sessions_emitted != in_file && !ring_lost)
 		printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
 		       b->sessions_emitted, in_file);
 }
@@ -202,7 +222,7 @@ int info_main(int argc, char **argv)
 	print_header(argv[1], rsf_reader_meta(rd), st, &c);
 	print_contents(rd, &c);
 	if (st)
-		print_trailer(st, &c);
+		print_trailer(st, &c, rsf_reader_ring(rd)->chunks_lost);
 	if (s == RSF_DAMAGED)
 		printf("%-22s DAMAGED: %s\n", "Integrity:", rsf_reader_error(rd));
 	else if (!st)
