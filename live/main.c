@@ -1,6 +1,6 @@
-/* main.c - retsnoop, the live tool: records with the recorder's session
- * (record/recorder.h) and hands every record to the same analysis and
- * report engine retsnoop-report uses (report/analysis.h, report/report.h):
+/* main.c - retsnoop, the live tool: records with the recorder object
+ * (record/recorder.h) and hands every record, through the recorder's
+ * hooks, to the report pipeline retsnoop-report uses (report/pipeline.h):
  * text views or NDJSON per session as it ends, --stack-has filtering,
  * --perfetto / --folded / --summary completed at exit. So live output and a
  * later `retsnoop-report FILE` of the same run with the same flags are
@@ -9,8 +9,8 @@
 #include "record/features.h"
 #include "record/options.h"
 #include "record/recorder.h"
-#include "report/analysis.h"
-#include "report/report.h"
+#include "report/pipeline.h"
+#include "report/report_args.h"
 #include "report/report_config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +20,8 @@
 
 struct live {
 	struct record_opts *o;
-	struct anl *anl;
-	struct report *rep;
+	struct report_args ra;
+	struct rp *rp;
 	struct report_opts ropts;
 	const char *report_args[128];   /* the report's flags for its parser */
 	int nreport_args;
@@ -34,22 +34,22 @@ static int live_start(void *ctx, const struct rsf_meta *meta,
 		      const struct rsf_func *funcs, size_t nfuncs)
 {
 	struct live *l = ctx;
+	struct rp_config cfg = {
+		.prog = PROG, .out = stdout, .msgs = stderr, .opts = l->ropts, .sel = l->ra.sel,
+		.filt = &l->ra.filt,
+		.drop_table = false,   /* the recorder prints the drop table */
+	};
+	struct rp_env t = {
+		.meta = meta, .ksyms = ksyms, .nksyms = nksyms, .mods = mods, .nmods = nmods,
+		.funcs = funcs, .nfuncs = nfuncs,
+	};
 	char err[512];
 
-	/* the order of retsnoop-report: the outputs decide about the text
-	 * views before the report is made */
-	if (anl_start_tables(l->anl, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs, &l->ropts,
-			     err, sizeof(err))) {
+	l->rp = rp_new(&cfg, &t, err, sizeof(err));
+	if (!l->rp || rp_attach_symbols(l->rp, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return -1;
 	}
-	l->rep = report_new(meta, ksyms, nksyms, mods, nmods, funcs, nfuncs, &l->ropts, stdout,
-			    err, sizeof(err));
-	if (!l->rep) {
-		fprintf(stderr, "%s: %s\n", PROG, err);
-		return -1;
-	}
-	anl_set_symbolizer(l->anl, report_symbolizer(l->rep));
 	return 0;
 }
 
@@ -59,7 +59,7 @@ static void live_ready(void *ctx)
 
 	/* stdout holds exactly what retsnoop-report prints when it is JSON,
 	 * folded stacks or the summary */
-	fprintf(anl_text(l->anl) ? stdout : stderr, "Receiving data...\n");
+	fprintf(rp_sel_text(&l->ra.sel) ? stdout : stderr, "Receiving data...\n");
 }
 
 static int live_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
@@ -67,20 +67,23 @@ static int live_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 	struct live *l = ctx;
 
 	(void)size;
-	anl_feed(l->anl, l->rep, rec);
+	rp_feed(l->rp, rec);
 	return 0;
 }
 
 static void live_end(void *ctx, const struct rsf_stats *stats)
 {
 	struct live *l = ctx;
+	char err[512];
 
-	if (!l->rep)
+	if (!l->rp)
 		return;
-	if (anl_finish(l->anl, l->rep, stats))
+	if (rp_finish(l->rp, stats, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		l->failed = true;
-	report_free(l->rep);
-	l->rep = NULL;
+	}
+	rp_free(l->rp);
+	l->rp = NULL;
 }
 
 /* the report's outputs and --stack-has, live: collected as the report's
@@ -137,7 +140,7 @@ static int parse_report_args(struct live *l)
 	struct opt_error e;
 
 	for (int i = 0; i < l->nreport_args;) {
-		int n = anl_parse_arg(l->anl, l->nreport_args, args, i, e.msg, sizeof(e.msg));
+		int n = report_args_parse(&l->ra, l->nreport_args, args, i, -1, e.msg, sizeof(e.msg));
 
 		if (n < 0) {
 			opt_error_print(stderr, PROG, OPT_EUSAGE, &e);
@@ -150,12 +153,12 @@ static int parse_report_args(struct live *l)
 		}
 		i += n;
 	}
-	if (anl_check_args(l->anl, e.msg, sizeof(e.msg))) {
+	if (rp_sel_check(&l->ra.sel, e.msg, sizeof(e.msg))) {
 		opt_error_print(stderr, PROG, OPT_EINPUT, &e);
 		return 2;
 	}
-	if (anl_check_output_vs(l->anl, o->output, "the recording written with -o", e.msg, sizeof(e.msg)) ||
-	    anl_check_output_vs(l->anl, o->kernel, "the vmlinux given with -k", e.msg, sizeof(e.msg))) {
+	if (rp_sel_check_vs(&l->ra.sel, o->output, "the recording written with -o", e.msg, sizeof(e.msg)) ||
+	    rp_sel_check_vs(&l->ra.sel, o->kernel, "the vmlinux given with -k", e.msg, sizeof(e.msg))) {
 		opt_error_print(stderr, PROG, OPT_EUSAGE, &e);
 		return 2;
 	}
@@ -253,20 +256,14 @@ int main(int argc, char **argv)
 	l.ropts.show_trace = o.trace;
 	l.ropts.show_lbr = o.lbr;
 	l.ropts.verbose = o.verbose;
-	l.anl = anl_new(PROG);
-	if (!l.anl) {
-		fprintf(stderr, "%s: out of memory\n", PROG);
-		record_opts_free(&o);
-		return 1;
-	}
+	report_args_init(&l.ra);
 	r = parse_report_args(&l);
 	if (!r)
 		r = record_live(&o, &hooks);
 	if (!r && l.failed)
 		r = 1;
-	if (l.rep)
-		report_free(l.rep);
-	anl_free(l.anl);
+	rp_free(l.rp);
+	report_args_free(&l.ra);
 	record_opts_free(&o);
 	return r;
 }

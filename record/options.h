@@ -30,6 +30,9 @@ struct record_opts {
 	bool lbr;
 	uint64_t lbr_flags;
 	const char *output;
+	uint64_t max_size;       /* --max-size: flight recorder cap of the file (0: none) */
+	uint64_t duration_ms;    /* --duration: stop after this long (0: no limit) */
+	uint64_t stop_after;     /* --stop-after: stop after N emitted sessions (0: no limit) */
 	const char *kernel;      /* -k vmlinux, for :path globs */
 	char **cmd;              /* after "--" */
 	int verbose;

@@ -41,6 +41,23 @@ static void put_flags(const char *label, uint32_t v, const char *const *names, i
 	printf("%s\n", any ? "" : " (none)");
 }
 
+/* a flight recording: its cap and what the ring overwrote */
+static void put_ring(const struct rsf_ring_info *ri)
+{
+	printf("%-22s flight recorder, at most %" PRIu64 " bytes on disk\n", "Max size:",
+	       ri->max_size);
+	if (!ri->chunks_lost && !ri->sessions_cut) {
+		printf("%-22s nothing (the ring never wrapped)\n", "Overwritten:");
+		return;
+	}
+	printf("%-22s %" PRIu64 " session(s), %" PRIu64 " record(s), %" PRIu64 " byte(s) in %"
+	       PRIu64 " chunk(s) of older data\n", "Overwritten:", ri->sessions_lost + ri->sessions_cut,
+	       ri->records_lost, ri->bytes_lost, ri->chunks_lost);
+	if (ri->sessions_cut)
+		printf("  %" PRIu64 " of these session(s) were cut by the wrap (their start was "
+		       "overwritten): counted, not rendered\n", ri->sessions_cut);
+}
+
 struct info_counts {
 	uint64_t nrec, final, interim, ignored, failed, starts, traces, lbrs;
 	uint64_t first_ts, last_ts;
@@ -210,6 +227,8 @@ int info_main(int argc, char **argv)
 	       " trace, %" PRIu64 " LBR\n", "Records:", nrec, final, failed, final - failed, interim,
 	       ignored, starts, traces, lbrs);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
+	if (rsf_reader_ring(rd)->max_size)
+		put_ring(rsf_reader_ring(rd));
 	if (st) {
 		const struct rs_bpf_stats *b = &st->bpf;
 
@@ -233,7 +252,7 @@ int info_main(int argc, char **argv)
 			printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
 		else
 			printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
-		if (b->sessions_emitted != final + interim + ignored)
+		if (b->sessions_emitted != final + interim + ignored && !rsf_reader_ring(rd)->chunks_lost)
 			printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
 			       b->sessions_emitted, final + interim + ignored);
 	}

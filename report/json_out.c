@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../common/json_writer.h"
 #include "json_out.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
 struct json_out {
-	struct anl_env *env;
+	struct rp_env *env;
 	FILE *out;
 	struct sv_kframe *kf;             /* RS_MAX_KSTACK_DEPTH, reused per session */
 	int kpos[RS_MAX_KSTACK_DEPTH];    /* recorded kstack index -> kf index, -1 */
@@ -20,7 +21,7 @@ struct json_out {
 	char unk[RS_MAX_FSTACK_DEPTH][24];
 };
 
-struct json_out *json_out_new(struct anl_env *env, FILE *out)
+static struct json_out *json_out_new(struct rp_env *env, FILE *out)
 {
 	struct json_out *j = calloc(1, sizeof(*j));
 
@@ -36,41 +37,12 @@ struct json_out *json_out_new(struct anl_env *env, FILE *out)
 	return j;
 }
 
-void json_out_free(struct json_out *j)
+static void json_out_free(struct json_out *j)
 {
 	if (!j)
 		return;
 	free(j->kf);
 	free(j);
-}
-
-void json_put_str(FILE *out, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	putc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-		unsigned char c = *p;
-
-		if (c == '"' || c == '\\') {
-			putc('\\', out);
-			putc(c, out);
-		} else if (c == '\n') {
-			fputs("\\n", out);
-		} else if (c == '\t') {
-			fputs("\\t", out);
-		} else if (c == '\r') {
-			fputs("\\r", out);
-		} else if (c < 0x20 || c == 0x7f || c >= 0x80) {
-			/* comms and names are bytes, not UTF-8: keep JSON valid */
-			fputs("\\u00", out);
-			putc(hex[c >> 4], out);
-			putc(hex[c & 15], out);
-		} else {
-			putc(c, out);
-		}
-	}
-	putc('"', out);
 }
 
 static void put_str_or_null(FILE *out, const char *s)
@@ -166,10 +138,10 @@ static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
 	FILE *out = j->out;
 	char buf[32];
 	bool exit = t->hdr.type == RS_REC_TRACE_EXIT;
-	uint32_t fl = anl_func_flags(j->env, t->func_id);
+	uint32_t fl = rp_func_flags(j->env, t->func_id);
 
 	fprintf(out, "{\"type\":\"%s\",\"ts_ns\":%" PRIu64 ",\"func\":", exit ? "exit" : "entry", t->ts);
-	json_put_str(out, anl_func_name(j->env, t->func_id, buf, sizeof(buf)));
+	json_put_str(out, rp_func_name(j->env, t->func_id, buf, sizeof(buf)));
 	fprintf(out, ",\"func_id\":%u,\"depth\":%u,\"seq_id\":%u", t->func_id, t->depth, t->seq_id);
 	if (exit) {
 		fputs(",\"result\":", out);
@@ -207,14 +179,14 @@ static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs
 
 /* symbolizes the kernel stack once and merges the logical frames into it
  * the way the text stack view does (kf, kpos, match) */
-static void merge_stacks(struct json_out *j, const struct anl_session *s, struct symbolizer *sym)
+static void merge_stacks(struct json_out *j, const struct rp_session *s, struct symbolizer *sym)
 {
 	const struct rs_rec_session_end *e = s->e;
 	int m;
 
 	for (int i = 0; i < e->nframes; i++) {
 		memset(&j->lf[i], 0, sizeof(j->lf[i]));
-		j->lf[i].name = anl_func_name(j->env, e->frames[i].func_id, j->unk[i], sizeof(j->unk[i]));
+		j->lf[i].name = rp_func_name(j->env, e->frames[i].func_id, j->unk[i], sizeof(j->unk[i]));
 	}
 	m = stack_view_merge(sym, j->lf, e->nframes, e->kstack, s->nk, j->kf, j->match);
 	for (int i = 0; i < s->nk; i++)
@@ -223,11 +195,11 @@ static void merge_stacks(struct json_out *j, const struct anl_session *s, struct
 		j->kpos[j->kf[k].kidx] = k;
 }
 
-int json_out_session(struct json_out *j, const struct anl_session *s)
+static int json_out_session(struct json_out *j, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
 	int64_t m2r = j->env->meta->mono_to_realtime_ns;
-	struct symbolizer *sym = anl_symbolizer(j->env);
+	struct symbolizer *sym = rp_symbolizer(j->env);
 	bool interim = e->flags & RS_SESS_INTERIM, stitched = e->flags & RS_SESS_STITCHED;
 	bool first = true;
 	FILE *out = j->out;
@@ -248,7 +220,7 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 	fprintf(out, ",\"latency_ns\":%" PRIu64 ",\"is_err\":%s,\"flags\":{\"raw\":%u,\"interim\":%s,"
 		"\"stitched\":%s,\"overflow\":%s},\"depth\":%u,\"stitch_pos\":%u,"
 		"\"dropped_records\":%u,\"overflow_calls\":%u,\"kstack_error\":",
-		anl_session_latency(s), (e->flags & RS_SESS_IS_ERR) ? "true" : "false", e->flags,
+		rp_session_latency(s), (e->flags & RS_SESS_IS_ERR) ? "true" : "false", e->flags,
 		interim ? "true" : "false", stitched ? "true" : "false",
 		(e->flags & RS_SESS_OVERFLOW) ? "true" : "false", e->depth,
 		stitched ? e->stitch_pos : 0, e->dropped_records, e->overflow_calls);
@@ -260,7 +232,7 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 	fputs(",\"frames\":[", out);
 	for (int i = 0; i < e->nframes; i++) {
 		const struct rs_frame *f = &e->frames[i];
-		uint32_t fl = anl_func_flags(j->env, f->func_id);
+		uint32_t fl = rp_func_flags(j->env, f->func_id);
 		bool unfinished = interim && i < e->depth;
 		const struct sv_kframe *k = j->match[i] >= 0 ? &j->kf[j->match[i]] : NULL;
 
@@ -269,7 +241,7 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 		fprintf(out, "{\"depth\":%d,\"func\":", i);
 		json_put_str(out, j->lf[i].name);
 		fprintf(out, ",\"func_id\":%u,\"module\":", f->func_id);
-		put_str_or_null(out, anl_func_module(j->env, f->func_id));
+		put_str_or_null(out, rp_func_module(j->env, f->func_id));
 		if (f->func_id < j->env->nfuncs)
 			fprintf(out, ",\"addr\":\"0x%" PRIx64 "\"", j->env->funcs[f->func_id].addr);
 		else
@@ -310,26 +282,63 @@ int json_out_session(struct json_out *j, const struct anl_session *s)
 		fprintf(out, ",\"hidden\":%s}", k && k->filtered ? "true" : "false");
 	}
 	fputs("],\"trace\":[", out);
-	for (size_t i = 0; i < s->nrecs; i++) {
-		const struct rs_rec_hdr *h = s->recs[i];
-
-		struct rs_rec_trace t;
-
-		if ((h->type != RS_REC_TRACE_ENTRY && h->type != RS_REC_TRACE_EXIT) ||
-		    h->size < offsetof(struct rs_rec_trace, res))
-			continue;
-		memset(&t, 0, sizeof(t));
-		memcpy(&t, h, h->size < sizeof(t) ? h->size : sizeof(t));
-		if (!first)
+	for (size_t i = 0; i < s->ntrace; i++) {
+		if (i)
 			putc(',', out);
-		first = false;
-		put_trace(j, &t);
+		put_trace(j, &s->trace[i]);
 	}
 	fputs("],\"lbr\":[", out);
-	first = true;
-	for (size_t i = 0; i < s->nrecs; i++)
-		if (s->recs[i]->type == RS_REC_LBR)
-			put_lbrs(j, sym, (const struct rs_rec_lbr *)s->recs[i], &first);
+	for (size_t i = 0; i < s->nlbrs; i++)
+		put_lbrs(j, sym, s->lbrs[i], &first);
 	fputs("]}\n", out);
 	return ferror(out) ? -1 : 0;
 }
+
+/* ------------------------------------------------------ as an output */
+static bool json_wanted(const struct rp_setup *su)
+{
+	return su->sel->json;
+}
+
+static unsigned json_needs(const struct rp_setup *su)
+{
+	(void)su;
+	return RP_NEED_TRACE | RP_NEED_LBR;
+}
+
+static void *json_begin(const struct rp_setup *su, char *err, size_t errlen)
+{
+	struct json_out *j = json_out_new(su->env, su->out);
+
+	if (!j)
+		snprintf(err, errlen, "out of memory");
+	return j;
+}
+
+static int json_session(void *o, const struct rp_session *s)
+{
+	return json_out_session(o, s);
+}
+
+static int json_finish(void *o, char *err, size_t errlen)
+{
+	(void)o;
+	(void)err;
+	(void)errlen;
+	return 0;   /* stdout is flushed and checked by the pipeline */
+}
+
+static void json_free(void *o)
+{
+	json_out_free(o);
+}
+
+const struct rp_output rp_out_json = {
+	.name = "json",
+	.wanted = json_wanted,
+	.needs = json_needs,
+	.begin = json_begin,
+	.session = json_session,
+	.finish = json_finish,
+	.free = json_free,
+};

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "../common/array_grow.h"
 #include "perfetto_out.h"
-#include "json_out.h"
+#include "../common/json_writer.h"
 #include "result_fmt.h"
 
 struct slice {
@@ -23,7 +23,7 @@ struct slice {
 };
 
 struct perfetto_out {
-	struct anl_env *env;
+	struct rp_env *env;
 	FILE *f;
 	char *path;
 	uint64_t *seen;           /* open-addressing set of pid<<32|tid (0 = empty) */
@@ -33,7 +33,8 @@ struct perfetto_out {
 	bool first;
 };
 
-struct perfetto_out *perfetto_out_new(struct anl_env *env, const char *path, char *err, size_t errlen)
+static struct perfetto_out *perfetto_out_new(struct rp_env *env, const char *path, char *err,
+					     size_t errlen)
 {
 	struct perfetto_out *p = calloc(1, sizeof(*p));
 
@@ -135,19 +136,16 @@ static int cmp_slice(const void *a, const void *b)
  * records, not calls: an exit closes the innermost open entry of the
  * same depth and function (entries whose exits were lost end with their
  * caller, or with the session; an exit whose entry was lost is skipped). */
-static int slices_from_trace(struct perfetto_out *p, const struct anl_session *s)
+static int slices_from_trace(struct perfetto_out *p, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
 	size_t first = p->nsl, open[RS_MAX_FSTACK_DEPTH];
 	int nopen = 0;
 
-	for (size_t i = 0; i < s->nrecs; i++) {
-		const struct rs_rec_trace *t = (const void *)s->recs[i];
+	for (size_t i = 0; i < s->ntrace; i++) {
+		const struct rs_rec_trace *t = &s->trace[i];
 		struct slice sl;
 
-		if ((t->hdr.type != RS_REC_TRACE_ENTRY && t->hdr.type != RS_REC_TRACE_EXIT) ||
-		    t->hdr.size < offsetof(struct rs_rec_trace, res))
-			continue;
 		if (t->hdr.type == RS_REC_TRACE_EXIT) {
 			int k = nopen - 1;
 
@@ -181,7 +179,7 @@ static int slices_from_trace(struct perfetto_out *p, const struct anl_session *s
 	return (int)(p->nsl - first);
 }
 
-static int slices_from_frames(struct perfetto_out *p, const struct anl_session *s)
+static int slices_from_frames(struct perfetto_out *p, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
 	uint64_t pstart = e->start_ts, pend = e->end_ts > e->start_ts ? e->end_ts : e->start_ts;
@@ -206,7 +204,7 @@ static int slices_from_frames(struct perfetto_out *p, const struct anl_session *
 	return 0;
 }
 
-static void put_track_meta(struct perfetto_out *p, const struct anl_session *s, uint32_t tid)
+static void put_track_meta(struct perfetto_out *p, const struct rp_session *s, uint32_t tid)
 {
 	const struct rs_rec_session_end *e = s->e;
 	int n = track_new(p, ((uint64_t)e->pid << 32) | tid | (1ULL << 63));
@@ -227,10 +225,10 @@ static void put_track_meta(struct perfetto_out *p, const struct anl_session *s, 
 	}
 }
 
-int perfetto_out_session(struct perfetto_out *p, const struct anl_session *s)
+static int perfetto_out_session(struct perfetto_out *p, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
-	struct symbolizer *sym = anl_symbolizer(p->env);
+	struct symbolizer *sym = rp_symbolizer(p->env);
 	/* idle sessions (sess_id 1<<32|cpu) all have tid 0: one track per CPU */
 	uint32_t tid = (e->tid == 0 && (e->sess_id >> 32)) ? 0x40000000u + (uint32_t)e->sess_id : e->tid;
 	char nb[32], res[RESULT_FMT_MAX];
@@ -252,7 +250,7 @@ int perfetto_out_session(struct perfetto_out *p, const struct anl_session *s)
 		char name[200];
 
 		snprintf(name, sizeof(name), "%s %s",
-			 e->nframes ? anl_func_name(p->env, e->frames[0].func_id, nb, sizeof(nb)) : "session",
+			 e->nframes ? rp_func_name(p->env, e->frames[0].func_id, nb, sizeof(nb)) : "session",
 			 err ? "(error)" : "(ok)");
 		json_put_str(p->f, name);
 	}
@@ -281,12 +279,12 @@ int perfetto_out_session(struct perfetto_out *p, const struct anl_session *s)
 
 	for (size_t i = 0; i < p->nsl; i++) {
 		const struct slice *sl = &p->sl[i];
-		uint32_t fl = anl_func_flags(p->env, sl->func_id);
+		uint32_t fl = rp_func_flags(p->env, sl->func_id);
 		bool ferr = sl->has_res && result_is_error(sl->res, fl);
 
 		sep(p);
 		fputs("{\"ph\":\"X\",\"cat\":\"call\",\"name\":", p->f);
-		json_put_str(p->f, anl_func_name(p->env, sl->func_id, nb, sizeof(nb)));
+		json_put_str(p->f, rp_func_name(p->env, sl->func_id, nb, sizeof(nb)));
 		fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", e->pid, tid);
 		/* nested calls must not start before the session span (ties sort first) */
 		put_us(p->f, sl->ts < e->start_ts ? e->start_ts : sl->ts);
@@ -313,7 +311,7 @@ int perfetto_out_session(struct perfetto_out *p, const struct anl_session *s)
 	return ferror(p->f) ? -1 : 0;
 }
 
-int perfetto_out_finish(struct perfetto_out *p, char *err, size_t errlen)
+static int perfetto_out_finish(struct perfetto_out *p, char *err, size_t errlen)
 {
 	int bad;
 
@@ -328,7 +326,7 @@ int perfetto_out_finish(struct perfetto_out *p, char *err, size_t errlen)
 	return 0;
 }
 
-void perfetto_out_free(struct perfetto_out *p)
+static void perfetto_out_free(struct perfetto_out *p)
 {
 	if (!p)
 		return;
@@ -339,3 +337,47 @@ void perfetto_out_free(struct perfetto_out *p)
 	free(p->path);
 	free(p);
 }
+
+/* ------------------------------------------------------ as an output */
+static bool pf_wanted(const struct rp_setup *su)
+{
+	return su->sel->perfetto_path;
+}
+
+static unsigned pf_needs(const struct rp_setup *su)
+{
+	(void)su;
+	return RP_NEED_TRACE;
+}
+
+static void *pf_begin(const struct rp_setup *su, char *err, size_t errlen)
+{
+	return perfetto_out_new(su->env, su->sel->perfetto_path, err, errlen);
+}
+
+static int pf_session(void *o, const struct rp_session *s)
+{
+	if (s->e->flags & RS_SESS_INTERIM)
+		return 0;
+	return perfetto_out_session(o, s);
+}
+
+static int pf_finish(void *o, char *err, size_t errlen)
+{
+	return perfetto_out_finish(o, err, errlen);
+}
+
+static void pf_free(void *o)
+{
+	perfetto_out_free(o);
+}
+
+const struct rp_output rp_out_perfetto = {
+	.name = "perfetto",
+	.wanted = pf_wanted,
+	.needs = pf_needs,
+	.begin = pf_begin,
+	.session = pf_session,
+	.finish = pf_finish,
+	.free = pf_free,
+};

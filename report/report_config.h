@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 #include "common/config_keys.h"
-#include "report/report.h"
+#include "report/report_opts.h"
 
 /* a parsed key and value (a shared_config_fn; ctx: struct report_opts) */
 int report_config_set(void *ctx, const struct cfg_key *k, uint64_t v, struct opt_error *e);

@@ -1,0 +1,32 @@
+/* rsf_drops.c - the drop / missed-probe table (rsfile.h): the labels the
+ * recorder, the live tool and retsnoop-report all print for a recording's
+ * loss counters. */
+#include <inttypes.h>
+#include <stdio.h>
+#include "rsfile.h"
+
+static void line(FILE *f, const char *label, uint64_t v)
+{
+	if (v)
+		fprintf(f, "%-20s%" PRIu64 "\n", label, v);
+}
+
+void rsf_print_drops(FILE *f, const struct rsf_stats *st)
+{
+	const struct rs_bpf_stats *b = &st->bpf;
+
+	if (!b->sessions_dropped && !b->sessions_incomplete && !b->sessions_table_full &&
+	    !b->sessions_exited && !b->records_dropped && !b->depth_overflows &&
+	    !b->exit_mismatches && !st->ringbuf_lost && !st->prog_misses)
+		return;
+	fprintf(f, "WARNING! There were dropped or incomplete data. Output might be incomplete!\n");
+	line(f, "DROPPED SAMPLES:", b->sessions_dropped);
+	line(f, "INCOMPLETE SAMPLES:", b->sessions_incomplete);
+	line(f, "SESSIONS TABLE FULL:", b->sessions_table_full);
+	line(f, "EXITED MID-SESSION:", b->sessions_exited);
+	line(f, "DROPPED RECORDS:", b->records_dropped);
+	line(f, "RINGBUF LOST:", st->ringbuf_lost);
+	line(f, "DEPTH OVERFLOWS:", b->depth_overflows);
+	line(f, "EXIT MISMATCHES:", b->exit_mismatches);
+	line(f, "MISSED PROBES:", st->prog_misses);
+}
