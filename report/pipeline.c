@@ -148,6 +148,9 @@ struct rp *rp_new(const struct rp_config *cfg, const struct rp_env *t, char *err
 	p->filtering = filters_active(cfg->filt);
 	if (!rp_sel_text(&cfg->sel))
 		p->cfg.opts.show_stack = false;
+	/* only the text stack and LBR views print source lines */
+	p->cfg.opts.no_src_output = !rp_sel_text(&cfg->sel) ||
+				    !(p->cfg.opts.show_stack || p->cfg.opts.show_lbr);
 	p->su = (struct rp_setup){ .env = &p->env, .opts = &p->cfg.opts, .sel = &p->cfg.sel,
 				   .out = cfg->out };
 	if (begin_outputs(p, err, errlen)) {
@@ -243,6 +246,9 @@ int rp_finish(struct rp *p, const struct rsf_stats *stats, char *err, size_t err
 	if (p->filtering && p->cfg.opts.verbose)
 		fprintf(p->cfg.msgs, "Filters kept %" PRIu64 " of %" PRIu64 " session snapshot(s).\n",
 			p->cfg.filt->kept, p->cfg.filt->kept + p->cfg.filt->removed);
+	else if (p->filtering && p->filtered_finals && p->filtered_finals == rp_asm_stats(p->as)->finals)
+		fprintf(p->cfg.msgs, "%s: the filters kept none of the %" PRIu64 " session(s)\n",
+			p->cfg.prog, p->filtered_finals);
 	if (fflush(p->cfg.out) || ferror(p->cfg.out)) {
 		add_err(err, errlen, "error writing the output");
 		ret = -1;
