@@ -10,6 +10,7 @@
 #include <strings.h>
 #include "format/rsfile.h"
 #include "report/addr2line_cmd.h"
+#include "report/diff_cmd.h"
 #include "report/info_cmd.h"
 #include "report/pipeline.h"
 #include "report/report_args.h"
@@ -284,6 +285,8 @@ int main(int argc, char **argv)
 		return addr2line_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "info"))
 		return info_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	report_args_init(&ra);
 	ret = run_report(&ra, argc, argv);
 	report_args_free(&ra);
