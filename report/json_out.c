@@ -206,7 +206,15 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 
 	merge_stacks(j, s, sym);
 
-	fprintf(out, "{\"session_id\":%" PRIu64 ",\"tid\":%u,\"pid\":%u,\"task_comm\":", e->sess_id,
+	fputc('{', out);
+	if (j->env->rec_file) {   /* several recordings: which one */
+		fprintf(out, "\"recording\":{\"index\":%d,\"file\":", j->env->rec_index);
+		json_put_str(out, j->env->rec_file);
+		fputs(",\"hostname\":", out);
+		json_put_str(out, j->env->rec_host);
+		fputs("},", out);
+	}
+	fprintf(out, "\"session_id\":%" PRIu64 ",\"tid\":%u,\"pid\":%u,\"task_comm\":", e->sess_id,
 		e->tid, e->pid);
 	json_put_str(out, s->task_comm);
 	fputs(",\"proc_comm\":", out);
