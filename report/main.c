@@ -23,8 +23,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: " PROG " [OPTIONS] FILE\n"
-		"Render the sessions of a retsnoop-record recording as call stacks.\n\n"
+		"Usage: " PROG " [OPTIONS] FILE...\n"
+		"       " PROG " diff [--format text|json] OLD NEW\n"
+		"Render the sessions of retsnoop-record recordings as call stacks (several\n"
+		"recordings: merged in time order, each session labelled with its recording).\n\n"
 		"  -s                       symbolize with source lines (needs DWARF)\n"
 		"  -ss                      source lines and inlined functions (needs DWARF)\n"
 		"  -sn                      kallsyms names only (no DWARF)\n"
@@ -223,7 +225,7 @@ static int run_report(struct report_args *ra, int argc, char **argv)
 	if (!npaths)
 		return usage_error("%s", "no recording file given");
 	for (size_t k = 0; k < npaths; k++)   /* the output guard: nothing read may be overwritten */
-		if (rp_sel_check_vs(&ra->sel, paths[k], "a recording being read", err, sizeof(err)))
+		if (rp_sel_check_vs(&ra->sel, paths[k], "the recording being read", err, sizeof(err)))
 			return usage_error("%s", err);
 	if (npaths > 1 && opts.vmlinux)
 		return usage_error("-k names one vmlinux: with several recordings, each one's is "
