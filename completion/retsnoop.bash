@@ -12,7 +12,7 @@ _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-S --success-stacks -I --interim-stacks -B --lbr -R -p --pid -P --no-pid
 	-n --comm -N --no-comm -x --allow-errors -X --deny-errors -L --longer
 	-o --output -C --config --config-help --dry-run -v --verbose -V --version
-	-h --help --"
+	-h --help --usage --"
 _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
 	--allow-build-id-mismatch --stack-has --format --perfetto --folded
 	--folded-weight --summary"
@@ -22,7 +22,8 @@ _retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
 	--entry --since --until --format --perfetto --folded --folded-weight
 	--summary"
 _retsnoop_report_subcommands="info summary addr2line diff"
-_retsnoop_addr2line_flags="-e -i --dwarf-names --no-cache"
+_retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
+	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
 _retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.max-depth="
 _retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=

@@ -346,7 +346,7 @@ int recorder_run(struct recorder *r)
 		s->status.enabled = false;
 	s->w = r->w;
 	s->sel = &r->sel;
-	s->errs = &r->o.errs;
+	s->errs = &r->o.f.errs;
 	s->hooks = r->hooks;
 	s->tr = &r->tr;
 	s->prog = r->prog;

@@ -11,6 +11,8 @@
 #include <time.h>
 #include "info_cmd.h"
 #include "../format/rsfile.h"
+#include "../common/shared_opts.h"
+#include "report_version.h"
 
 #define PROG "retsnoop-report info"
 
@@ -56,75 +58,52 @@ static void put_ring(const struct rsf_ring_info *ri)
 		       "overwritten): counted, not rendered\n", ri->sessions_cut);
 }
 
-int info_main(int argc, char **argv)
+struct info_counts {
+	uint64_t nrec, final, interim, ignored, failed, starts, traces, lbrs;
+	uint64_t first_ts, last_ts;
+};
+
+/* reads every record; the reader's final status */
+static enum rsf_status count_records(struct rsf_reader *rd, struct info_counts *c)
 {
-	static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
-		"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
-	static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
-	const struct rsf_meta *m;
-	const struct rsf_stats *st;
-	const struct rsf_func *funcs;
-	struct rsf_reader *rd;
-	size_t nfuncs, nksyms, nmods, nentry = 0;
-	uint64_t nrec = 0, final = 0, interim = 0, ignored = 0, failed = 0, starts = 0, traces = 0, lbrs = 0;
-	uint64_t first_ts = 0, last_ts = 0;
 	enum rsf_status s;
-	char err[512];
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: retsnoop-report info FILE\nDescribe a recording: header, attach details, "
-		       "session counts, drops and integrity.\n");
-		return 0;
-	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
-		fprintf(stderr, PROG ": expected exactly one recording file\n");
-		return 2;
-	}
-	rd = rsf_reader_open(argv[1], err, sizeof(err));
-	if (!rd) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
-	m = rsf_reader_meta(rd);
-	funcs = rsf_reader_funcs(rd, &nfuncs);
-	rsf_reader_ksyms(rd, &nksyms);
-	rsf_reader_modules(rd, &nmods);
-	for (size_t i = 0; i < nfuncs; i++)
-		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
-
+	memset(c, 0, sizeof(*c));
 	while (1) {
 		const struct rs_rec_hdr *h;
 
 		s = rsf_reader_next(rd, &h);
 		if (s != RSF_OK)
-			break;
-		nrec++;
+			return s;
+		c->nrec++;
 		if (h->type == RS_REC_SESSION_END && h->size >= offsetof(struct rs_rec_session_end, frames)) {
 			const struct rs_rec_session_end *e = (const void *)h;
 
 			if (e->flags & RS_SESS_IGNORED)
-				ignored++;
+				c->ignored++;
 			else if (e->flags & RS_SESS_INTERIM)
-				interim++;
+				c->interim++;
 			else {
-				final++;
-				failed += !!(e->flags & RS_SESS_IS_ERR);
-				if (!first_ts || e->start_ts < first_ts)
-					first_ts = e->start_ts;
-				if (e->end_ts > last_ts)
-					last_ts = e->end_ts;
+				c->final++;
+				c->failed += !!(e->flags & RS_SESS_IS_ERR);
+				if (!c->first_ts || e->start_ts < c->first_ts)
+					c->first_ts = e->start_ts;
+				if (e->end_ts > c->last_ts)
+					c->last_ts = e->end_ts;
 			}
 		} else if (h->type == RS_REC_SESSION_START) {
-			starts++;
+			c->starts++;
 		} else if (h->type == RS_REC_TRACE_ENTRY || h->type == RS_REC_TRACE_EXIT) {
-			traces++;
+			c->traces++;
 		} else if (h->type == RS_REC_LBR) {
-			lbrs++;
+			c->lbrs++;
 		}
 	}
-	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
+}
 
-	printf("%-22s %s\n", "File:", argv[1]);
+static void print_header(const char *path, const struct rsf_meta *m)
+{
+	printf("%-22s %s\n", "File:", path);
 	printf("%-22s %u (%s-endian, %u-bit recorder)\n", "Format version:", m->format_version,
 	       m->endian_word == 0x01020304 ? "same" : "other", m->word_size * 8);
 	printf("%-22s %s\n", "Recorder version:", m->recorder_version);
@@ -138,6 +117,91 @@ int info_main(int argc, char **argv)
 	printf("%s\n", m->build_id_len ? "" : "(unknown)");
 	printf("%-22s %s\n", "Hostname:", m->hostname);
 	printf("%-22s 0x%" PRIx64 "\n", "Runtime _text:", m->text_addr);
+}
+
+static int word(void *ctx, const char *w, struct opt_error *e)
+{
+	const char **path = ctx;
+
+	if (*path)
+		return opt_fail(e, OPT_EUSAGE, "unexpected argument '%s' (one recording at a time)", w);
+	*path = w;
+	return OPT_OK;
+}
+
+/* the recording to describe, or NULL with the exit status */
+static const char *parse_args(int argc, char **argv, int *status)
+{
+	const char *path = NULL;
+	struct shared_opts s;
+	struct opt_group groups[1] = { { shared_opt_table, shared_opt_count, &s } };
+	struct opt_cmdline c = {
+		.prog = PROG, .cmd = OPT_INFO, .groups = groups, .ngroups = 1,
+		.dashdash = OPT_DD_WORDS, .word = word, .word_ctx = &path,
+	};
+	struct opt_error e;
+	int r;
+
+	shared_opts_init(&s, OPT_INFO, NULL, NULL);
+	r = opt_parse(&c, argc, argv, &e);
+	if (r == OPT_OK && !s.help && !s.usage && !s.version && !path)
+		r = opt_fail(&e, OPT_EUSAGE, "no recording file given");
+	*status = 0;
+	if (r < 0) {
+		opt_error_print(stderr, PROG, r, &e);
+		*status = 2;
+	} else if (s.help) {
+		printf("Usage: " PROG " [OPTIONS] FILE\nDescribe a recording: header, attach details, "
+		       "session counts, drops and integrity.\n\n");
+		opt_help(stdout, &c);
+	} else if (s.usage) {
+		opt_usage(stdout, &c, "FILE");
+	} else if (s.version) {
+		printf(PROG " %s\n", REPORT_VERSION);
+	} else {
+		return path;
+	}
+	return NULL;
+}
+
+int info_main(int argc, char **argv)
+{
+	static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
+		"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
+	static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
+	const struct rsf_meta *m;
+	const struct rsf_stats *st;
+	const struct rsf_func *funcs;
+	struct rsf_reader *rd;
+	struct info_counts c;
+	size_t nfuncs, nksyms, nmods, nentry = 0;
+	enum rsf_status s;
+	const char *path;
+	char err[512];
+	int status;
+
+	path = parse_args(argc, argv, &status);
+	if (!path)
+		return status;
+	rd = rsf_reader_open(path, err, sizeof(err));
+	if (!rd) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	m = rsf_reader_meta(rd);
+	funcs = rsf_reader_funcs(rd, &nfuncs);
+	rsf_reader_ksyms(rd, &nksyms);
+	rsf_reader_modules(rd, &nmods);
+	for (size_t i = 0; i < nfuncs; i++)
+		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
+	s = count_records(rd, &c);
+	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
+
+	uint64_t nrec = c.nrec, final = c.final, interim = c.interim, ignored = c.ignored;
+	uint64_t failed = c.failed, starts = c.starts, traces = c.traces, lbrs = c.lbrs;
+	uint64_t first_ts = c.first_ts, last_ts = c.last_ts;
+
+	print_header(path, m);
 	put_time("Start time:", (int64_t)m->start_realtime_ns);
 	if (st && st->end_realtime_ns) {
 		put_time("End time:", (int64_t)st->end_realtime_ns);

@@ -18,7 +18,7 @@
 #include "report/report_config.h"
 
 #define PROG "retsnoop-report"
-#define REPORT_VERSION "0.1"
+#include "report/report_version.h"
 
 static void usage(FILE *f)
 {

@@ -98,8 +98,8 @@ static void test_basic(void)
 	CHECK_STR(o.buf,
 		  "22:13:20.001000 -> 22:13:20.001500 TID/PID 7/1 (t/sixteen-chars-xx):\n"
 		  "\n"
-		  "   400us [-EINVAL]  entry_fn+0x44  \n"
-		  "!    2us [NULL]     mid_fn         \n"
+		  "   400us [-EINVAL]  entry_fn+0x44\n"
+		  "!    2us [NULL]     mid_fn\n"
 		  "\n\n");
 	free(o.buf);
 	free(o.mbuf);
@@ -153,7 +153,7 @@ static void test_interim_ignored(void)
 	e.stitch_pos = 1;
 	CHECK_INT(rp_feed(o.r, &e.hdr), 0);
 	out_close(&o, NULL);
-	CHECK(strstr(o.buf, "     ... [...]   entry_fn+0x44  \n") != NULL);
+	CHECK(strstr(o.buf, "     ... [...]   entry_fn+0x44\n") != NULL);
 	CHECK(strstr(o.buf, "TID/PID 6/") == NULL);
 	CHECK(strstr(o.buf, "!\u2307   2us [NULL]     mid_fn") != NULL);
 	free(o.buf);

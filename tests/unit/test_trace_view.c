@@ -68,7 +68,7 @@ static void test_upstream_example(void)
 	CHECK_STR(s,
 		"FUNCTION CALLS    RESULT  DURATION\n"
 		"---------------   ------  --------\n"
-		"\u2192 __x64_sys_bpf                   \n"
+		"\u2192 __x64_sys_bpf\n"
 		"    \u2194 __sys_bpf   [0]      3.366us\n"
 		"\u2190 __x64_sys_bpf   [0]      4.506us\n");
 	free(s);

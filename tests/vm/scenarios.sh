@@ -85,6 +85,17 @@ stop_rec comm
 bg_rec nocomm -N simfail
 ./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
 stop_rec nocomm
+# -n/-N globs, matched in the BPF program (bpf/comm_glob.h); -n @FILE
+printf '# allowed\\nsimf*\\n' >./comms
+bg_rec commglob -n @./comms
+./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
+stop_rec commglob
+bg_rec nocommglob -N '*oth?r'
+./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
+stop_rec nocommglob
+bg_rec commmix -n 'sim*' -N 'simo*'
+./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
+stop_rec commmix
 gated bpf-bad-map-max-entries-array; echo \$GATED >/out/pid.target
 bg_rec pid -p \$GATED
 touch ./go; wait \$GATED; ./simother bpf-bad-map-key-size-array
@@ -184,7 +195,7 @@ check "flood: the report shows the loss" grep -Eq 'missing|WARNING|dropped' <<<"
 
 # record-time process filters: each keeps one workload and removes the other
 heads() { rep "$OUT/$1.rsr" | grep 'TID/PID'; }
-for f in comm nocomm pid nopid; do
+for f in comm nocomm commglob nocommglob commmix pid nopid; do
 	check "$f: recorder stopped cleanly by SIGINT" [ "$(cat "$OUT/$f.rc" 2>/dev/null)" = 0 ]
 done
 h=$(heads comm)
@@ -193,6 +204,15 @@ check "-n simfail: removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h"
 h=$(heads nocomm)
 check "-N simfail: keeps simother" grep -q '(simother/simother)' <<<"$h"
 check "-N simfail: removes simfail" bash -c '! grep -q "(simfail/" <<<"$1"' _ "$h"
+h=$(heads commglob)
+check "-n @FILE with 'simf*': keeps simfail" grep -q '(simfail/simfail)' <<<"$h"
+check "-n @FILE with 'simf*': removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h"
+h=$(heads nocommglob)
+check "-N '*oth?r': keeps simfail" grep -q '(simfail/simfail)' <<<"$h"
+check "-N '*oth?r': removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h"
+h=$(heads commmix)
+check "-n 'sim*' -N 'simo*': keeps simfail" grep -q '(simfail/simfail)' <<<"$h"
+check "-n 'sim*' -N 'simo*': removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h"
 tp=$(cat "$OUT/pid.target" 2>/dev/null)
 h=$(heads pid)
 check "-p PID: keeps that process (${tp:-?})" grep -q "TID/PID $tp/$tp (simfail/simfail)" <<<"$h"
