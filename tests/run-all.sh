@@ -53,6 +53,7 @@ for s in "${SUITES[@]}"; do
 	dwarf)  run_suite dwarf tests/dwarf/run.sh ;;
 	cli)    run_suite cli tests/cli/run.sh; run_suite cli-man tests/cli/man_help.sh
 		run_suite cli-build tests/cli/build.sh
+		run_suite cli-structure tests/cli/structure.sh
 		run_suite cli-completion tests/cli/completion.sh ;;
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh
 		run_suite vm-live tests/vm/live.sh; run_suite vm-durability tests/vm/durability.sh ;;
