@@ -152,7 +152,7 @@ usage_err "retsnoop-report unknown flag"    "unknown option '--bogus'" "$REP" --
 usage_err "retsnoop-report no file"         "no recording file given" "$REP"
 # input errors are not usage errors: one line, no --help hint
 NO_HINT=1 usage_err "retsnoop-report missing file"    "nope.rsr: cannot open: No such file or directory" "$REP" nope.rsr
-usage_err "retsnoop-report two files"       "unexpected argument 'b.rsr'" "$REP" a.rsr b.rsr
+usage_err "retsnoop-report -k with two recordings" "-k names one vmlinux" "$REP" -k vmlinux a.rsr b.rsr
 usage_err "retsnoop-report unknown -C key"  "unknown config key 'stacks.nope' (see --config-help)" "$REP" -C stacks.nope=1 f.rsr
 usage_err "retsnoop-report unknown errno"   "unknown error code 'EFOO'" "$REP" -x EFOO f.rsr
 usage_err "retsnoop-report bad PID abc"     "'abc'" "$REP" -p abc f.rsr
