@@ -21,7 +21,7 @@ _retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
 	--help --version -p -P -n -N -x -X -L -S -Sy -Sn --success-only --stack-has
 	--entry --since --until --format --perfetto --folded --folded-weight
 	--summary"
-_retsnoop_report_subcommands="info summary addr2line"
+_retsnoop_report_subcommands="info summary addr2line diff"
 _retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
 	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
@@ -100,6 +100,12 @@ _retsnoop() {
 			return
 		fi
 		if [ "${COMP_WORDS[1]}" = info ]; then
+			_retsnoop_files
+			return
+		fi
+		if [ "${COMP_WORDS[1]}" = diff ]; then
+			case $opt in --format) _retsnoop_words "text json"; return ;; esac
+			case $cur in -*) _retsnoop_words "--format -h --help"; return ;; esac
 			_retsnoop_files
 			return
 		fi

@@ -228,6 +228,17 @@ static void put_session_head(struct json_out *j, const struct rp_session *s)
 	int64_t m2r = j->env->meta->mono_to_realtime_ns;
 	struct json_writer *w = &j->w;
 
+	if (j->env->rec_file) {   /* several recordings: which one */
+		jw_key(w, "recording");
+		jw_obj_begin(w);
+		jw_key(w, "index");
+		jw_int(w, j->env->rec_index);
+		jw_key(w, "file");
+		jw_str(w, j->env->rec_file);
+		jw_key(w, "hostname");
+		jw_str(w, j->env->rec_host);
+		jw_obj_end(w);
+	}
 	jw_key(w, "session_id");
 	jw_uint(w, e->sess_id);
 	jw_key(w, "tid");

@@ -10,7 +10,9 @@
 #include <strings.h>
 #include "format/rsfile.h"
 #include "report/addr2line_cmd.h"
+#include "report/diff_cmd.h"
 #include "report/info_cmd.h"
+#include "report/multi_cmd.h"
 #include "report/pipeline.h"
 #include "report/report_args.h"
 #include "report/report_config.h"
@@ -21,8 +23,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: " PROG " [OPTIONS] FILE\n"
-		"Render the sessions of a retsnoop-record recording as call stacks.\n\n"
+		"Usage: " PROG " [OPTIONS] FILE...\n"
+		"       " PROG " diff [--format text|json] OLD NEW\n"
+		"Render the sessions of retsnoop-record recordings as call stacks (several\n"
+		"recordings: merged in time order, each session labelled with its recording).\n\n"
 		"  -s                       symbolize with source lines (needs DWARF)\n"
 		"  -ss                      source lines and inlined functions (needs DWARF)\n"
 		"  -sn                      kallsyms names only (no DWARF)\n"
@@ -129,6 +133,8 @@ static int run_report(struct report_args *ra, int argc, char **argv)
 		.show_stack = true,
 	};
 	const char *path = NULL;
+	const char *paths[64];   /* several recordings: one merged report */
+	size_t npaths = 0;
 	char err[512];
 	struct rsf_reader *rd;
 	bool want_trace = false, want_stack = false, want_lbr = false;
@@ -200,24 +206,34 @@ static int run_report(struct report_args *ra, int argc, char **argv)
 		} else if (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
 			opts.verbose += (int)strlen(a + 1);
 		} else if (!strcmp(a, "--")) {
-			if (i + 1 < argc && !path)
-				path = argv[++i];
+			while (i + 1 < argc && npaths < 64)
+				paths[npaths++] = argv[++i];
 			if (i + 1 < argc)
-				return usage_error("unexpected argument '%s'", argv[i + 1]);
+				return usage_error("too many recordings (at most 64)");
 		} else if ((n = report_args_parse(ra, argc, argv, i, 1, err, sizeof(err))) != 0) {
 			if (n < 0)
 				return usage_error("%s", err);
 			i += n - 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("unknown option '%s'", a);
-		} else if (path) {
-			return usage_error("unexpected argument '%s' (one recording at a time)", a);
+		} else if (npaths == 64) {
+			return usage_error("too many recordings (at most 64)");
 		} else {
-			path = a;
+			paths[npaths++] = a;
 		}
 	}
-	if (!path)
+	if (!npaths)
 		return usage_error("%s", "no recording file given");
+	for (size_t k = 0; k < npaths; k++)   /* the output guard: nothing read may be overwritten */
+		if (rp_sel_check_vs(&ra->sel, paths[k], "the recording being read", err, sizeof(err)))
+			return usage_error("%s", err);
+	if (npaths > 1 && opts.vmlinux)
+		return usage_error("-k names one vmlinux: with several recordings, each one's is "
+				   "found by its build-id");
+	if (npaths > 1)
+		return multi_report(PROG, paths, npaths, &opts, ra,
+				    (struct view_ask){ want_trace, want_stack, want_lbr });
+	path = paths[0];
 
 	/* the output guard: nothing read may be overwritten */
 	if (rp_sel_check_vs(&ra->sel, path, "the recording being read", err, sizeof(err)) ||
@@ -284,6 +300,8 @@ int main(int argc, char **argv)
 		return addr2line_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "info"))
 		return info_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	report_args_init(&ra);
 	ret = run_report(&ra, argc, argv);
 	report_args_free(&ra);
