@@ -8,6 +8,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "retsnoop_abi.h"
+#include "comm_glob.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -18,8 +19,8 @@ const volatile bool emit_interim = false;   /* -I */
 const volatile bool use_lbr = false;        /* -B */
 const volatile bool filter_tgid = false;    /* -p / -- CMD */
 const volatile bool deny_tgid = false;      /* -P */
-const volatile bool filter_comm = false;    /* -n */
-const volatile bool deny_comm = false;      /* -N */
+const volatile bool filter_comm = false;    /* -n (names and globs) */
+const volatile bool deny_comm = false;      /* -N (names and globs) */
 const volatile bool fentry_mode = false;
 const volatile __u64 duration_ns = 0;         /* -L */
 const volatile __u32 nr_funcs = 1;
@@ -172,9 +173,9 @@ static __always_inline bool task_allowed(void)
 
 		bpf_get_current_comm(comm, sizeof(comm));
 		v = bpf_map_lookup_elem(&comms, comm);
-		if (v && *v == 2)
+		if ((v && *v == 2) || comm_glob_any_match(comm, 1))
 			return false;
-		if (filter_comm && (!v || *v != 1))
+		if (filter_comm && (!v || *v != 1) && !comm_glob_any_match(comm, 0))
 			return false;
 	}
 	return true;

@@ -12,7 +12,7 @@ _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-S --success-stacks -I --interim-stacks -B --lbr -R -p --pid -P --no-pid
 	-n --comm -N --no-comm -x --allow-errors -X --deny-errors -L --longer
 	-o --output -C --config --config-help --dry-run -v --verbose -V --version
-	-h --help --"
+	-h --help --usage --"
 _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
 	--allow-build-id-mismatch --stack-has --format --perfetto --folded
 	--folded-weight --summary"
@@ -21,8 +21,9 @@ _retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
 	--help --version -p -P -n -N -x -X -L -S -Sy -Sn --success-only --stack-has
 	--entry --since --until --format --perfetto --folded --folded-weight
 	--summary"
-_retsnoop_report_subcommands="info summary addr2line"
-_retsnoop_addr2line_flags="-e -i --dwarf-names --no-cache"
+_retsnoop_report_subcommands="info summary addr2line diff"
+_retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
+	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
 _retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.max-depth="
 _retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=
@@ -99,6 +100,12 @@ _retsnoop() {
 			return
 		fi
 		if [ "${COMP_WORDS[1]}" = info ]; then
+			_retsnoop_files
+			return
+		fi
+		if [ "${COMP_WORDS[1]}" = diff ]; then
+			case $opt in --format) _retsnoop_words "text json"; return ;; esac
+			case $cur in -*) _retsnoop_words "--format -h --help"; return ;; esac
 			_retsnoop_files
 			return
 		fi

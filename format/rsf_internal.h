@@ -24,9 +24,11 @@ struct rsf_file_hdr {                    /* 32 bytes at offset 0 */
 	uint32_t endian;                 /* RSF_ENDIAN_WORD in the writer's byte order */
 	uint32_t word_size;              /* sizeof(long) of the writer */
 	uint32_t hdr_size;               /* RSF_FILE_HDR_SIZE */
-	uint32_t flags;                  /* 0 */
+	uint32_t flags;                  /* RSF_FILE_RING (version 2) or 0 */
 	uint32_t crc;                    /* crc32 of bytes [0, 28) */
 };
+
+#define RSF_FILE_RING        0x1u            /* records in a ring (flight recording) */
 
 /* ---------------------------------------------------------------- blocks */
 #define RSF_BLOCK_MAGIC      0x4b425352u     /* "RSBK" read as little-endian */
@@ -39,7 +41,25 @@ enum rsf_block_type {
 	RSF_BLK_FUNCS   = 4,
 	RSF_BLK_CHUNK   = 5,
 	RSF_BLK_TRAILER = 6,
+	RSF_BLK_RCHUNK  = 7,     /* version 2 ring: a chunk behind a ring prefix */
+	RSF_BLK_RTRAILER = 8,    /* version 2 ring: the trailer behind a ring prefix */
 };
+
+/* version 2 (flight recording): the first RSF_RING_PREFIX_SIZE payload
+ * bytes of a ring block (not compressed; payload_crc covers them too) say
+ * where the block stands in the recording */
+struct rsf_ring_prefix {
+	uint64_t seq;                    /* block number since the start (0, 1, ...) */
+	uint64_t oldest_seq;             /* oldest block still in the ring once this one is written */
+	uint64_t bytes_before;           /* ring bytes (block + padding) written before this block */
+	uint64_t records_before;         /* records written before this block */
+	uint64_t sessions_before;        /* final, not ignored SESSION_END records before it */
+	uint32_t reserved;               /* 0 */
+	uint32_t crc;                    /* crc32 of bytes [0, 44) */
+};
+#define RSF_RING_PREFIX_SIZE 48
+#define RSF_RING_ALIGN       8        /* ring blocks start at multiples of 8 from the ring base */
+_Static_assert(sizeof(struct rsf_ring_prefix) == RSF_RING_PREFIX_SIZE, "ring prefix size");
 
 struct rsf_block_hdr {                   /* 32 bytes before every block */
 	uint32_t magic;                  /* RSF_BLOCK_MAGIC */
@@ -55,7 +75,7 @@ struct rsf_block_hdr {                   /* 32 bytes before every block */
 /* sanity limits a reader applies before allocating anything */
 #define RSF_TABLE_MAX        (256u << 20)    /* raw or compressed size of a header block */
 #define RSF_TRAILER_MAX      (64u << 10)
-#define RSF_CHUNK_COMP_MAX   ZSTD_COMPRESSBOUND(RSF_CHUNK_MAX)
+#define RSF_CHUNK_COMP_MAX   (ZSTD_COMPRESSBOUND(RSF_CHUNK_MAX) + RSF_RING_PREFIX_SIZE)
 #define RSF_ZSTD_LEVEL       3
 #define RSF_REC_ALIGN        8
 
@@ -83,12 +103,19 @@ uint32_t rsf_hdr_crc(const void *hdr, size_t hdr_size);
  * header followed by the zstd payload. Returns NULL or a problem text. */
 const char *rsf_block_build(ZSTD_CCtx *cctx, uint32_t type, uint32_t count,
 			    const void *raw, size_t raw_size, struct rsf_buf *out);
+/* The same with PRE_LEN bytes of PRE before the zstd frame (ring blocks). */
+const char *rsf_block_build_pre(ZSTD_CCtx *cctx, uint32_t type, uint32_t count,
+				const void *pre, size_t pre_len,
+				const void *raw, size_t raw_size, struct rsf_buf *out);
 /* Checks magic and header checksum; NULL if fine, else a problem text. */
 const char *rsf_block_check_hdr(const struct rsf_block_hdr *h);
 /* Verifies the payload checksum and decompresses it into RAW, which has
  * room for h->raw_size bytes. Returns false with a problem text in MSG. */
 bool rsf_block_decode(const struct rsf_block_hdr *h, const void *payload,
 		      ZSTD_DCtx *dctx, void *raw, char *msg, size_t msglen);
+/* The same for a payload whose zstd frame starts at PRE_LEN (ring blocks). */
+bool rsf_block_decode_pre(const struct rsf_block_hdr *h, const void *payload, size_t pre_len,
+			  ZSTD_DCtx *dctx, void *raw, char *msg, size_t msglen);
 const char *rsf_block_type_name(uint32_t type);
 
 /* ---------------------------------------------------- key/value sections */
@@ -105,6 +132,7 @@ struct rsf_kv_field {
 	uint16_t size;       /* of the struct member (integers: 4 or 8) */
 	size_t off;          /* offsetof the member */
 	size_t len_off;      /* RSF_KV_BYTES: offsetof the uint32_t length member */
+	bool omit_zero;      /* not written when zero (keys newer writers add only when used) */
 };
 
 extern const struct rsf_kv_field rsf_meta_fields[];
@@ -119,6 +147,58 @@ int rsf_kv_encode(const struct rsf_kv_field *fields, size_t nfields,
  * unknown keys skipped). Returns NULL or a problem text. */
 const char *rsf_kv_decode(const struct rsf_kv_field *fields, size_t nfields,
 			  const uint8_t *data, size_t len, uint32_t count, void *obj);
+
+/* ------------------------------------------------------------------ ring */
+/* Where the ring writer puts blocks (rsf_ring_place.c): the blocks still in
+ * the ring, oldest first, so that each new block knows which ones it
+ * overwrites. Offsets are relative to the ring base. */
+struct rsf_ring_slot {
+	uint64_t off;
+	uint64_t size;                   /* padded to RSF_RING_ALIGN */
+};
+
+struct rsf_ring_place {
+	uint64_t size;                   /* bytes of the ring */
+	uint64_t wpos;                   /* where the next block goes unless it wraps */
+	struct rsf_ring_slot *q;         /* circular queue of live blocks */
+	size_t qcap, qhead, qlen;
+	uint64_t next_seq;
+};
+
+/* Picks the offset of the next block of SIZE padded bytes (at most
+ * place->size), drops the blocks it overwrites; *oldest_seq = the oldest
+ * block left once it is written, *seq = its own number. -1: no memory. */
+int rsf_ring_place_next(struct rsf_ring_place *p, uint64_t size, uint64_t *off,
+			uint64_t *seq, uint64_t *oldest_seq);
+void rsf_ring_place_free(struct rsf_ring_place *p);
+void rsf_ring_prefix_seal(struct rsf_ring_prefix *p);
+bool rsf_ring_prefix_ok(const struct rsf_ring_prefix *p);
+
+/* What a reader finds in the ring (rsf_ring_scan.c). */
+struct rsf_ring_ent {
+	uint64_t off;                    /* absolute file offset of the block header */
+	uint32_t type;                   /* RSF_BLK_RCHUNK or RSF_BLK_RTRAILER */
+	struct rsf_ring_prefix pre;
+};
+
+/* Finds every intact ring block header in [base, end) of FD and keeps
+ * those of the newest block's live range, in recording order (the trailer,
+ * if any, last). Returns NULL or a problem text (read error, no memory). */
+const char *rsf_ring_scan(int fd, uint64_t base, uint64_t end,
+			  struct rsf_ring_ent **out, size_t *n);
+
+/* Records of sessions whose start was overwritten (rsf_ring_cut.c): with
+ * -T a session begins with SESSION_START; records of a session never seen
+ * starting are dropped, its final SESSION_END counted. */
+struct rsf_cut_filter {
+	uint64_t *ids;                   /* open-addressing set of session ids seen */
+	size_t cap, n;
+	bool have_zero;                  /* id 0 (the empty-slot marker) seen */
+	uint64_t cut;                    /* sessions dropped */
+};
+/* false: drop REC. -1 on no memory is treated as keep. */
+bool rsf_cut_keep(struct rsf_cut_filter *f, const struct rs_rec_hdr *rec);
+void rsf_cut_free(struct rsf_cut_filter *f);
 
 /* ---------------------------------------------------------------- tables */
 #define RSF_TABLE_HDR_SIZE   16      /* u32 count, entry_size, strtab_size, reserved */

@@ -9,11 +9,12 @@
 #define KV_ENT_HDR 8    /* u16 key_len, u8 type, u8 reserved, u32 val_len */
 #define NO_LEN ((size_t)-1)
 
-#define M_U(key, m)   { key, RSF_KV_U64, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN }
-#define M_I(key, m)   { key, RSF_KV_I64, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN }
-#define M_S(key, m)   { key, RSF_KV_STR, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN }
-#define M_B(key, m, l) { key, RSF_KV_BYTES, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), offsetof(struct rsf_meta, l) }
-#define S_U(key, m)   { key, RSF_KV_U64, sizeof(((struct rsf_stats *)0)->m), offsetof(struct rsf_stats, m), NO_LEN }
+#define M_U(key, m)   { key, RSF_KV_U64, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN, false }
+#define M_I(key, m)   { key, RSF_KV_I64, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN, false }
+#define M_S(key, m)   { key, RSF_KV_STR, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN, false }
+#define M_B(key, m, l) { key, RSF_KV_BYTES, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), offsetof(struct rsf_meta, l), false }
+#define M_UZ(key, m)  { key, RSF_KV_U64, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN, true }
+#define S_U(key, m)   { key, RSF_KV_U64, sizeof(((struct rsf_stats *)0)->m), offsetof(struct rsf_stats, m), NO_LEN, false }
 
 const struct rsf_kv_field rsf_meta_fields[] = {
 	M_S("recorder_version", recorder_version),
@@ -32,6 +33,7 @@ const struct rsf_kv_field rsf_meta_fields[] = {
 	M_U("mode", mode),
 	M_U("lbr.flags", lbr_flags),
 	M_S("lbr.status", lbr_status),
+	M_UZ("ring.max_size", max_size),    /* flight recordings only: v1 files keep their keys */
 };
 const size_t rsf_meta_nfields = sizeof(rsf_meta_fields) / sizeof(rsf_meta_fields[0]);
 
@@ -54,6 +56,8 @@ const struct rsf_kv_field rsf_stats_fields[] = {
 	S_U("end_realtime_ns", end_realtime_ns),
 	S_U("bpf.prog_misses", prog_misses),
 	S_U("bpf.prog_misses_known", prog_misses_known),
+	S_U("bpf.prog_misses.entry", prog_misses_entry),
+	S_U("bpf.prog_misses.exit", prog_misses_exit),
 };
 const size_t rsf_stats_nfields = sizeof(rsf_stats_fields) / sizeof(rsf_stats_fields[0]);
 
@@ -95,6 +99,8 @@ int rsf_kv_encode(const struct rsf_kv_field *fields, size_t nfields,
 			} else {
 				memcpy(&v, m, 8);
 			}
+			if (f->omit_zero && !v)
+				continue;
 			if (put_entry(out, f->key, f->type, &v, 8))
 				return -1;
 			break;

@@ -1,7 +1,10 @@
 /* rsf_reader.c - reads a recording file: validates the file header, loads
  * metadata and tables at open, then streams the records chunk by chunk
  * (one chunk in memory at a time) and reports truncation or corruption
- * with the chunk number and byte offset. */
+ * with the chunk number and byte offset. A flight recording's ring is
+ * read in recording order (blocks found by rsf_ring_scan.c), what was
+ * overwritten said by rsf_reader_ring(), sessions cut by the wrap dropped
+ * (rsf_ring_cut.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -33,6 +36,13 @@ struct rsf_reader {
 
 	struct rsf_stats stats;
 	bool have_stats, damaged, ended;
+	/* flight recording */
+	bool ring;
+	struct rsf_ring_ent *ents;      /* live ring blocks in recording order */
+	size_t nents, next_ent;
+	struct rsf_ring_info rinfo;
+	bool cut_active;
+	struct rsf_cut_filter cut;
 	char err[512];
 };
 
@@ -67,6 +77,8 @@ static void reader_free(struct rsf_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	free(r->comp);
 	free(r->raw);
+	free(r->ents);
+	rsf_cut_free(&r->cut);
 	free(r);
 }
 
@@ -103,13 +115,17 @@ static bool check_file_hdr(int fd, const char *path, struct rsf_file_hdr *fh,
 			 path, fh->endian);
 		return false;
 	}
-	if (fh->version != RSF_FORMAT_VERSION) {
-		snprintf(err, errlen, "%s: unsupported format version %u (this reader supports %d)",
-			 path, fh->version, RSF_FORMAT_VERSION);
+	if (fh->version < RSF_FORMAT_V1 || fh->version > RSF_FORMAT_VERSION) {
+		snprintf(err, errlen, "%s: unsupported format version %u (this reader supports %d to %d)",
+			 path, fh->version, RSF_FORMAT_V1, RSF_FORMAT_VERSION);
 		return false;
 	}
 	if (fh->crc != rsf_hdr_crc(fh, sizeof(*fh)) || fh->hdr_size != RSF_FILE_HDR_SIZE) {
 		snprintf(err, errlen, "%s: corrupt file header (checksum mismatch)", path);
+		return false;
+	}
+	if (fh->version >= 2 && (fh->flags & ~RSF_FILE_RING)) {
+		snprintf(err, errlen, "%s: unsupported file flags 0x%x", path, fh->flags);
 		return false;
 	}
 	if (fh->word_size != sizeof(long)) {
@@ -244,6 +260,38 @@ static bool load_header_blocks(struct rsf_reader *r, const char *path, uint64_t 
 	return true;
 }
 
+/* the ring's live blocks, and what the oldest of them says was overwritten */
+static bool ring_open(struct rsf_reader *r, const char *path, uint64_t fsize,
+		      char *err, size_t errlen)
+{
+	uint64_t base = (r->off + RSF_RING_ALIGN - 1) & ~(uint64_t)(RSF_RING_ALIGN - 1);
+	uint64_t end = r->meta.max_size & ~(uint64_t)(RSF_RING_ALIGN - 1);
+
+	if (!r->meta.max_size || end < base + RSF_RING_MIN) {
+		snprintf(err, errlen, "%s: corrupt metadata: flight recording with a maximum size "
+			 "of %llu bytes, its header ends at offset %llu", path,
+			 (unsigned long long)r->meta.max_size, (unsigned long long)base);
+		return false;
+	}
+	const char *e = rsf_ring_scan(r->fd, base, end < fsize ? end : fsize, &r->ents, &r->nents);
+	if (e) {
+		snprintf(err, errlen, "%s: cannot read the ring: %s", path, e);
+		return false;
+	}
+	r->ring = true;
+	r->rinfo.max_size = r->meta.max_size;
+	if (r->nents) {
+		const struct rsf_ring_prefix *p = &r->ents[0].pre;
+
+		r->rinfo.chunks_lost = p->seq;
+		r->rinfo.bytes_lost = p->bytes_before;
+		r->rinfo.records_lost = p->records_before;
+		r->rinfo.sessions_lost = p->sessions_before;
+		r->cut_active = p->seq > 0 && (r->meta.mode & RSF_MODE_TRACE);
+	}
+	return true;
+}
+
 struct rsf_reader *rsf_reader_open(const char *path, char *err, size_t errlen)
 {
 	struct rsf_file_hdr fh;
@@ -282,6 +330,11 @@ struct rsf_reader *rsf_reader_open(const char *path, char *err, size_t errlen)
 	r->meta.format_version = fh.version;
 	r->meta.endian_word = fh.endian;
 	r->meta.word_size = fh.word_size;
+	if (fh.version >= 2 && (fh.flags & RSF_FILE_RING) &&
+	    !ring_open(r, path, (uint64_t)st.st_size, err, errlen))
+		goto fail;
+	if (!r->ring)
+		r->meta.max_size = 0;
 	return r;
 fail:
 	reader_free(r);
@@ -357,12 +410,18 @@ static bool check_records(const uint8_t *raw, uint32_t raw_size, uint32_t count,
 	return true;
 }
 
+/* ring blocks carry their ring prefix before the zstd frame */
+static size_t pre_len(const struct rsf_block_hdr *h)
+{
+	return h->type == RSF_BLK_RCHUNK || h->type == RSF_BLK_RTRAILER ? RSF_RING_PREFIX_SIZE : 0;
+}
+
 static enum rsf_status load_chunk(struct rsf_reader *r, const struct rsf_block_hdr *h)
 {
 	unsigned long long off = r->off, idx = r->chunks;
 	char msg[256];
 
-	if (h->comp_size == 0 || h->comp_size > RSF_CHUNK_COMP_MAX ||
+	if (h->comp_size <= pre_len(h) || h->comp_size > RSF_CHUNK_COMP_MAX ||
 	    h->raw_size < sizeof(struct rs_rec_hdr) || h->raw_size > RSF_CHUNK_MAX ||
 	    h->count == 0 || h->count > h->raw_size / RSF_REC_ALIGN)
 		return damage(r, "chunk %llu at offset %llu: bad lengths (compressed %u, raw %u, "
@@ -373,7 +432,7 @@ static enum rsf_status load_chunk(struct rsf_reader *r, const struct rsf_block_h
 	if (n < h->comp_size)
 		return damage(r, "truncated: file ends inside chunk %llu at offset %llu "
 			      "(%zd of %u bytes present)", idx, off, n, h->comp_size);
-	if (!rsf_block_decode(h, r->comp, r->dctx, r->raw, msg, sizeof(msg)))
+	if (!rsf_block_decode_pre(h, r->comp, pre_len(h), r->dctx, r->raw, msg, sizeof(msg)))
 		return damage(r, "chunk %llu at offset %llu: %s", idx, off, msg);
 	if (!check_records(r->raw, h->raw_size, h->count, msg, sizeof(msg)))
 		return damage(r, "chunk %llu at offset %llu: %s", idx, off, msg);
@@ -390,7 +449,8 @@ static enum rsf_status load_trailer(struct rsf_reader *r, const struct rsf_block
 	struct rsf_stats s = {};
 	char msg[256];
 
-	if (h->comp_size == 0 || h->comp_size > RSF_TRAILER_MAX || h->raw_size > RSF_TRAILER_MAX)
+	if (h->comp_size <= pre_len(h) || h->comp_size > RSF_TRAILER_MAX ||
+	    h->raw_size > RSF_TRAILER_MAX)
 		return damage(r, "trailer at offset %llu: bad lengths (compressed %u, raw %u)",
 			      off, h->comp_size, h->raw_size);
 	ssize_t n = pread_full(r->fd, r->comp, h->comp_size, r->off + sizeof(*h));
@@ -398,17 +458,20 @@ static enum rsf_status load_trailer(struct rsf_reader *r, const struct rsf_block
 		return damage(r, "trailer at offset %llu: read error: %s", off, strerror(errno));
 	if (n < h->comp_size)
 		return damage(r, "truncated: file ends inside the trailer at offset %llu", off);
-	if (!rsf_block_decode(h, r->comp, r->dctx, r->raw, msg, sizeof(msg)))
+	if (!rsf_block_decode_pre(h, r->comp, pre_len(h), r->dctx, r->raw, msg, sizeof(msg)))
 		return damage(r, "trailer at offset %llu: %s", off, msg);
 	const char *e = rsf_kv_decode(rsf_stats_fields, rsf_stats_nfields, r->raw,
 				      h->raw_size, h->count, &s);
 	if (e)
 		return damage(r, "trailer at offset %llu: %s", off, e);
-	if (s.chunks_written != r->chunks || s.records_written != r->records)
+	/* a flight recording holds what was written after what it lost */
+	if (s.chunks_written != r->chunks + r->rinfo.chunks_lost ||
+	    s.records_written != r->records + r->rinfo.records_lost)
 		return damage(r, "trailer at offset %llu: %llu chunks / %llu records were written, "
 			      "the file holds %llu / %llu", off,
 			      (unsigned long long)s.chunks_written, (unsigned long long)s.records_written,
-			      (unsigned long long)r->chunks, (unsigned long long)r->records);
+			      (unsigned long long)(r->chunks + r->rinfo.chunks_lost),
+			      (unsigned long long)(r->records + r->rinfo.records_lost));
 	r->stats = s;
 	r->have_stats = true;
 	r->ended = true;
@@ -464,14 +527,45 @@ static enum rsf_status next_block(struct rsf_reader *r)
 	}
 }
 
-enum rsf_status rsf_reader_next(struct rsf_reader *r, const struct rs_rec_hdr **rec)
+/* a flight recording: the next live ring block in recording order; a
+ * block missing from the live range is damage */
+static enum rsf_status ring_next_block(struct rsf_reader *r)
+{
+	struct rsf_block_hdr h;
+
+	if (r->next_ent == r->nents) {
+		r->ended = true;
+		return RSF_END;
+	}
+	const struct rsf_ring_ent *e = &r->ents[r->next_ent];
+	unsigned long long idx = r->chunks + r->rinfo.chunks_lost;
+
+	if (r->next_ent && e->pre.seq != e[-1].pre.seq + 1)
+		return damage(r, "ring chunk %llu missing (the ring holds chunk %llu at offset %llu "
+			      "next)", idx, (unsigned long long)e->pre.seq,
+			      (unsigned long long)e->off);
+	/* a clean stop: every block its trailer counts as live must be there */
+	if (e->type == RSF_BLK_RTRAILER && r->ents[0].pre.seq > e->pre.oldest_seq)
+		return damage(r, "ring chunks %llu to %llu missing (the file was cut or damaged)",
+			      (unsigned long long)e->pre.oldest_seq,
+			      (unsigned long long)r->ents[0].pre.seq - 1);
+	r->next_ent++;
+	r->off = e->off;
+	if (pread_full(r->fd, &h, sizeof(h), r->off) != (ssize_t)sizeof(h) ||
+	    rsf_block_check_hdr(&h) || h.type != e->type)
+		return damage(r, "chunk %llu at offset %llu: block changed while reading", idx,
+			      (unsigned long long)r->off);
+	return h.type == RSF_BLK_RCHUNK ? load_chunk(r, &h) : load_trailer(r, &h);
+}
+
+static enum rsf_status next_record(struct rsf_reader *r, const struct rs_rec_hdr **rec)
 {
 	if (!r->left) {
 		if (r->damaged)
 			return RSF_DAMAGED;
 		if (r->ended)
 			return RSF_END;
-		enum rsf_status st = next_block(r);
+		enum rsf_status st = r->ring ? ring_next_block(r) : next_block(r);
 		if (st != RSF_OK)
 			return st;
 	}
@@ -481,6 +575,22 @@ enum rsf_status rsf_reader_next(struct rsf_reader *r, const struct rs_rec_hdr **
 	r->records++;
 	*rec = h;
 	return RSF_OK;
+}
+
+enum rsf_status rsf_reader_next(struct rsf_reader *r, const struct rs_rec_hdr **rec)
+{
+	for (;;) {
+		enum rsf_status st = next_record(r, rec);
+
+		if (st != RSF_OK || !r->cut_active || rsf_cut_keep(&r->cut, *rec))
+			return st;
+		r->rinfo.sessions_cut = r->cut.cut;
+	}
+}
+
+const struct rsf_ring_info *rsf_reader_ring(const struct rsf_reader *r)
+{
+	return &r->rinfo;
 }
 
 const struct rsf_stats *rsf_reader_stats(const struct rsf_reader *r)

@@ -1,7 +1,10 @@
 /* rsf_writer.c - writes a recording file: file header, metadata, kallsyms,
  * module and function tables at open, then records buffered into chunks of
  * up to RSF_CHUNK_MAX bytes, each compressed and written as one block, and
- * the statistics trailer at close. */
+ * the statistics trailer at close. A flight recording (meta->max_size)
+ * writes its chunks and trailer into a ring after the header blocks
+ * instead (placement in rsf_ring_place.c), each block written so that a
+ * kill at any point leaves every earlier block readable. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -22,6 +25,15 @@ struct rsf_writer {
 	struct rsf_buf out;             /* framed block being written */
 	uint64_t off;                   /* file offset of the next write */
 	uint64_t records, chunks;
+	size_t chunk_max;               /* RSF_CHUNK_MAX, less for a small ring */
+	/* flight recording */
+	bool ring;
+	uint64_t max_size;
+	uint64_t ring_base;             /* file offset of the ring */
+	uint64_t extent;                /* file size so far */
+	struct rsf_ring_place place;
+	uint64_t ring_bytes;            /* ring bytes written (blocks + padding) */
+	uint64_t sessions, chunk_sessions; /* final SESSION_ENDs flushed / pending */
 	bool failed;                    /* an I/O error happened: refuse to go on */
 	char err[512];
 };
@@ -61,6 +73,88 @@ static int write_all(struct rsf_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
+static int pwrite_all(struct rsf_writer *w, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(w->fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			set_err(w, "%s: write failed at offset %llu: %s", w->path,
+				(unsigned long long)off, n < 0 ? strerror(errno) : "no progress");
+			w->failed = true;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* the ring prefix of the block built in w->out, and its checksums */
+static void seal_ring_block(struct rsf_writer *w, const struct rsf_ring_prefix *pre)
+{
+	struct rsf_block_hdr h;
+
+	memcpy(&h, w->out.data, sizeof(h));
+	memcpy(w->out.data + sizeof(h), pre, sizeof(*pre));
+	h.payload_crc = rsf_crc32(w->out.data + sizeof(h), h.comp_size);
+	h.hdr_crc = rsf_hdr_crc(&h, sizeof(h));
+	memcpy(w->out.data, &h, sizeof(h));
+}
+
+/* A ring block: placed (maybe back at the ring base), then written so that
+ * a kill never leaves a valid header before a partial payload: the old
+ * header at the spot is zeroed, the payload written, the header last. */
+static int write_ring_block(struct rsf_writer *w, uint32_t type, uint32_t count,
+			    const void *raw, size_t raw_size, uint64_t records_before)
+{
+	static const uint8_t zero[RSF_BLOCK_HDR_SIZE];
+	struct rsf_ring_prefix pre = { .records_before = records_before,
+				       .sessions_before = w->sessions };
+	const char *e = rsf_block_build_pre(w->cctx, type, count, &pre, sizeof(pre), raw,
+					    raw_size, &w->out);
+	uint64_t off, size, old_extent = w->extent;
+
+	if (e) {
+		set_err(w, "%s: cannot encode %s block: %s", w->path, rsf_block_type_name(type), e);
+		w->failed = true;
+		return -1;
+	}
+	size = (w->out.len + RSF_RING_ALIGN - 1) & ~(uint64_t)(RSF_RING_ALIGN - 1);
+	if (size > w->place.size) {
+		set_err(w, "%s: a %s block of %llu bytes does not fit the ring of %llu bytes",
+			w->path, rsf_block_type_name(type), (unsigned long long)size,
+			(unsigned long long)w->place.size);
+		w->failed = true;
+		return -1;
+	}
+	if (rsf_ring_place_next(&w->place, size, &off, &pre.seq, &pre.oldest_seq)) {
+		set_err(w, "%s: out of memory", w->path);
+		w->failed = true;
+		return -1;
+	}
+	pre.bytes_before = w->ring_bytes;
+	rsf_ring_prefix_seal(&pre);
+	seal_ring_block(w, &pre);
+	off += w->ring_base;
+	if ((off < w->extent && pwrite_all(w, zero, sizeof(zero), off)) ||
+	    pwrite_all(w, w->out.data + RSF_BLOCK_HDR_SIZE, w->out.len - RSF_BLOCK_HDR_SIZE,
+		       off + RSF_BLOCK_HDR_SIZE) ||
+	    pwrite_all(w, w->out.data, RSF_BLOCK_HDR_SIZE, off)) {
+		if (off >= old_extent && ftruncate(w->fd, (off_t)old_extent) == 0)
+			w->extent = old_extent;
+		return -1;
+	}
+	if (off + w->out.len > w->extent)
+		w->extent = off + w->out.len;
+	w->ring_bytes += size;
+	return 0;
+}
+
 static int write_block(struct rsf_writer *w, uint32_t type, uint32_t count,
 		       const void *raw, size_t raw_size)
 {
@@ -90,6 +184,7 @@ static void writer_free(struct rsf_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	ZSTD_freeCCtx(w->cctx);
+	rsf_ring_place_free(&w->place);
 	rsf_buf_free(&w->out);
 	free(w->chunk);
 	free(w->path);
@@ -102,7 +197,8 @@ static int write_header(struct rsf_writer *w, const struct rsf_meta *meta,
 			const struct rsf_func *funcs, size_t nfuncs)
 {
 	struct rsf_file_hdr fh = {
-		.version = RSF_FORMAT_VERSION,
+		.version = w->ring ? RSF_FORMAT_VERSION : RSF_FORMAT_V1,
+		.flags = w->ring ? RSF_FILE_RING : 0,
 		.endian = RSF_ENDIAN_WORD,
 		.word_size = (uint32_t)sizeof(long),
 		.hdr_size = RSF_FILE_HDR_SIZE,
@@ -141,6 +237,30 @@ out:
 	return ret;
 }
 
+/* the ring: from the end of the header blocks (8-byte aligned) to
+ * max_size (rounded down to 8); chunks a quarter of it at most, so that a
+ * wrap never has to overwrite more than a part of the ring */
+static int ring_setup(struct rsf_writer *w)
+{
+	uint64_t base = (w->off + RSF_RING_ALIGN - 1) & ~(uint64_t)(RSF_RING_ALIGN - 1);
+	uint64_t end = w->max_size & ~(uint64_t)(RSF_RING_ALIGN - 1);
+
+	if (end < base || end - base < RSF_RING_MIN) {
+		set_err(w, "%s: maximum size %llu bytes is too small: the recording's header "
+			"(kallsyms snapshot and tables) takes %llu bytes and the ring needs at "
+			"least %u more (%llu in all)", w->path, (unsigned long long)w->max_size,
+			(unsigned long long)w->off, RSF_RING_MIN,
+			(unsigned long long)(base + RSF_RING_MIN));
+		return -1;
+	}
+	w->ring_base = base;
+	w->extent = w->off;
+	w->place.size = end - base;
+	if (w->place.size / 4 < w->chunk_max)
+		w->chunk_max = (size_t)(w->place.size / 4);
+	return 0;
+}
+
 struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta,
 				   const struct rsf_ksym *ksyms, size_t nksyms,
 				   const struct rsf_module *mods, size_t nmods,
@@ -177,7 +297,11 @@ struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta
 		writer_free(w);
 		return NULL;
 	}
-	if (write_header(w, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs)) {
+	w->chunk_max = RSF_CHUNK_MAX;
+	w->ring = meta->max_size > 0;
+	w->max_size = meta->max_size;
+	if (write_header(w, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs) ||
+	    (w->ring && ring_setup(w))) {
 		snprintf(err, errlen, "%s", w->err);
 		unlink(path);
 		writer_free(w);
@@ -192,9 +316,13 @@ int rsf_writer_flush(struct rsf_writer *w)
 		return -1;
 	if (!w->chunk_recs)
 		return 0;
-	if (write_block(w, RSF_BLK_CHUNK, w->chunk_recs, w->chunk, w->chunk_len))
+	if (w->ring ? write_ring_block(w, RSF_BLK_RCHUNK, w->chunk_recs, w->chunk, w->chunk_len,
+				       w->records - w->chunk_recs)
+		    : write_block(w, RSF_BLK_CHUNK, w->chunk_recs, w->chunk, w->chunk_len))
 		return -1;
 	w->chunks++;
+	w->sessions += w->chunk_sessions;
+	w->chunk_sessions = 0;
 	w->chunk_len = 0;
 	w->chunk_recs = 0;
 	return 0;
@@ -215,12 +343,12 @@ int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
 		set_err(w, "record rejected: header says %u bytes, given %u", hdr.size, size);
 		return -1;
 	}
-	if (size > RSF_CHUNK_MAX) {
+	size_t padded = ((size_t)size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+	if (padded > w->chunk_max) {
 		set_err(w, "record of %u bytes rejected: larger than a chunk", size);
 		return -1;
 	}
-	size_t padded = ((size_t)size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
-	if (w->chunk_len + padded > RSF_CHUNK_MAX && rsf_writer_flush(w))
+	if (w->chunk_len + padded > w->chunk_max && rsf_writer_flush(w))
 		return -1;
 	memcpy(w->chunk + w->chunk_len, rec, size);
 	if (padded > size)
@@ -228,6 +356,13 @@ int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
 	w->chunk_len += padded;
 	w->chunk_recs++;
 	w->records++;
+	if (hdr.type == RS_REC_SESSION_END && size >= offsetof(struct rs_rec_session_end, nframes)) {
+		uint32_t fl;
+
+		memcpy(&fl, (const uint8_t *)rec + offsetof(struct rs_rec_session_end, flags),
+		       sizeof(fl));
+		w->chunk_sessions += !(fl & (RS_SESS_INTERIM | RS_SESS_IGNORED));
+	}
 	return 0;
 }
 
@@ -247,7 +382,9 @@ int rsf_writer_close(struct rsf_writer *w, const struct rsf_stats *stats)
 		if (rsf_kv_encode(rsf_stats_fields, rsf_stats_nfields, &s, &raw, &count)) {
 			set_err(w, "%s: out of memory", w->path);
 			ret = -1;
-		} else if (write_block(w, RSF_BLK_TRAILER, count, raw.data, raw.len)) {
+		} else if (w->ring ? write_ring_block(w, RSF_BLK_RTRAILER, count, raw.data, raw.len,
+						      w->records)
+				   : write_block(w, RSF_BLK_TRAILER, count, raw.data, raw.len)) {
 			ret = -1;
 		}
 		rsf_buf_free(&raw);

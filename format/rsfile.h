@@ -8,9 +8,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "../bpf/retsnoop_abi.h"
 
-#define RSF_FORMAT_VERSION 1
+#define RSF_FORMAT_VERSION 2      /* newest version this library reads */
+#define RSF_FORMAT_V1      1      /* what an unbounded recording is written as */
 
 /* feature-detection results (rsf_meta.features) */
 enum rsf_feature {
@@ -54,6 +56,8 @@ struct rsf_meta {
 	uint32_t mode;                  /* enum rsf_mode */
 	uint64_t lbr_flags;             /* perf branch sample type requested */
 	char lbr_status[1024];          /* "" if captured, else why not (whole, never cut) */
+	uint64_t max_size;              /* flight recorder: the file never grows past this
+					 * many bytes, oldest chunks overwritten (0: unbounded) */
 	uint32_t endian_word;           /* filled by the library (0x01020304 as written) */
 	uint32_t word_size;             /* filled by the library: sizeof(long) of the recorder */
 };
@@ -100,13 +104,19 @@ struct rsf_stats {
 	uint64_t end_realtime_ns;
 	uint64_t prog_misses;           /* BPF program runs the kernel skipped (recursion) */
 	uint64_t prog_misses_known;     /* 1 when the recorder measured prog_misses */
+	uint64_t prog_misses_entry;     /* of prog_misses: the entry programs' (kprobe, fentry) */
+	uint64_t prog_misses_exit;      /* of prog_misses: the exit programs' (kretprobe, fexit) */
 };
 
 /* ---------------------------------------------------------------- writer */
 struct rsf_writer;
 
 /* Creates PATH with mode 0600 (fails if it cannot). Writes the file header,
- * metadata, kallsyms snapshot, module and function tables at once. */
+ * metadata, kallsyms snapshot, module and function tables at once.
+ * meta->max_size > 0 makes a flight recording (format version 2): the
+ * records go into a ring that ends at max_size bytes, the newest chunk
+ * overwriting the oldest; the open fails when the header blocks leave less
+ * than RSF_RING_MIN bytes for the ring. */
 struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta,
 				   const struct rsf_ksym *ksyms, size_t nksyms,
 				   const struct rsf_module *mods, size_t nmods,
@@ -127,6 +137,7 @@ int rsf_writer_close(struct rsf_writer *w, const struct rsf_stats *stats);
 const char *rsf_writer_error(const struct rsf_writer *w);
 
 #define RSF_CHUNK_MAX (1u << 20)
+#define RSF_RING_MIN  (64u << 10)       /* smallest ring a flight recording accepts */
 
 /* ---------------------------------------------------------------- reader */
 struct rsf_reader;
@@ -153,6 +164,27 @@ const struct rsf_stats *rsf_reader_stats(const struct rsf_reader *r);
 bool rsf_reader_complete(const struct rsf_reader *r);   /* trailer present and no damage */
 const char *rsf_reader_error(const struct rsf_reader *r); /* after RSF_DAMAGED */
 uint64_t rsf_reader_chunks(const struct rsf_reader *r);    /* chunks read so far */
+
+/* A flight recording (rsf_meta.max_size > 0) keeps only its newest data:
+ * what was overwritten, as recorded in the oldest chunk still present. */
+struct rsf_ring_info {
+	uint64_t max_size;              /* 0: not a flight recording (all else 0) */
+	uint64_t chunks_lost;           /* chunks overwritten */
+	uint64_t bytes_lost;            /* bytes of those chunks on disk */
+	uint64_t records_lost;
+	uint64_t sessions_lost;         /* final, not ignored SESSION_END records among them */
+	uint64_t sessions_cut;          /* sessions whose start was overwritten: their
+					 * remaining records are not returned (known after RSF_END) */
+	uint64_t chunks_missing;        /* chunks the ring should hold but did not (damage) */
+};
+const struct rsf_ring_info *rsf_reader_ring(const struct rsf_reader *r);
 void rsf_reader_close(struct rsf_reader *r);
+
+/* ----------------------------------------------------------- drop table */
+/* The one drop / missed-probe table of all three commands (the recorder
+ * at exit, retsnoop-report at the end of a recording): a WARNING line and
+ * one "LABEL: N" line per non-zero counter of ST; nothing when all are
+ * zero. */
+void rsf_print_drops(FILE *f, const struct rsf_stats *st);
 
 #endif

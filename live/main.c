@@ -1,6 +1,6 @@
-/* main.c - retsnoop, the live tool: records with the recorder's session
- * (record/recorder.h) and hands every record to the same analysis and
- * report engine retsnoop-report uses (report/analysis.h, report/report.h):
+/* main.c - retsnoop, the live tool: records with the recorder object
+ * (record/recorder.h) and hands every record, through the recorder's
+ * hooks, to the report pipeline retsnoop-report uses (report/pipeline.h):
  * text views or NDJSON per session as it ends, --stack-has filtering,
  * --perfetto / --folded / --summary completed at exit. So live output and a
  * later `retsnoop-report FILE` of the same run with the same flags are
@@ -9,8 +9,8 @@
 #include "record/features.h"
 #include "record/options.h"
 #include "record/recorder.h"
-#include "report/analysis.h"
-#include "report/report.h"
+#include "report/pipeline.h"
+#include "report/report_args.h"
 #include "report/report_config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +20,11 @@
 
 struct live {
 	struct record_opts *o;
-	struct anl *anl;
-	struct report *rep;
+	struct report_args ra;
+	struct rp *rp;
 	struct report_opts ropts;
+	const char *report_args[128];   /* the report's flags for its parser */
+	int nreport_args;
 	bool failed;              /* an output could not be written */
 };
 
@@ -32,22 +34,22 @@ static int live_start(void *ctx, const struct rsf_meta *meta,
 		      const struct rsf_func *funcs, size_t nfuncs)
 {
 	struct live *l = ctx;
+	struct rp_config cfg = {
+		.prog = PROG, .out = stdout, .msgs = stderr, .opts = l->ropts, .sel = l->ra.sel,
+		.filt = &l->ra.filt,
+		.drop_table = false,   /* the recorder prints the drop table */
+	};
+	struct rp_env t = {
+		.meta = meta, .ksyms = ksyms, .nksyms = nksyms, .mods = mods, .nmods = nmods,
+		.funcs = funcs, .nfuncs = nfuncs,
+	};
 	char err[512];
 
-	/* the order of retsnoop-report: the outputs decide about the text
-	 * views before the report is made */
-	if (anl_start_tables(l->anl, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs, &l->ropts,
-			     err, sizeof(err))) {
+	l->rp = rp_new(&cfg, &t, err, sizeof(err));
+	if (!l->rp || rp_attach_symbols(l->rp, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return -1;
 	}
-	l->rep = report_new(meta, ksyms, nksyms, mods, nmods, funcs, nfuncs, &l->ropts, stdout,
-			    err, sizeof(err));
-	if (!l->rep) {
-		fprintf(stderr, "%s: %s\n", PROG, err);
-		return -1;
-	}
-	anl_set_symbolizer(l->anl, report_symbolizer(l->rep));
 	return 0;
 }
 
@@ -57,7 +59,7 @@ static void live_ready(void *ctx)
 
 	/* stdout holds exactly what retsnoop-report prints when it is JSON,
 	 * folded stacks or the summary */
-	fprintf(anl_text(l->anl) ? stdout : stderr, "Receiving data...\n");
+	fprintf(rp_sel_text(&l->ra.sel) ? stdout : stderr, "Receiving data...\n");
 }
 
 static int live_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
@@ -65,51 +67,151 @@ static int live_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 	struct live *l = ctx;
 
 	(void)size;
-	anl_feed(l->anl, l->rep, rec);
+	rp_feed(l->rp, rec);
 	return 0;
 }
 
 static void live_end(void *ctx, const struct rsf_stats *stats)
 {
 	struct live *l = ctx;
+	char err[512];
 
-	if (!l->rep)
+	if (!l->rp)
 		return;
-	if (anl_finish(l->anl, l->rep, stats))
+	if (rp_finish(l->rp, stats, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		l->failed = true;
-	report_free(l->rep);
-	l->rep = NULL;
+	}
+	rp_free(l->rp);
+	l->rp = NULL;
 }
 
-/* the report outputs and filters the recorder's parser collected, parsed
- * by the report's own parser; 0 or 2 after a one-line error */
+/* the report's outputs and --stack-has, live: collected as the report's
+ * own flags for its parser */
+enum { LO_FORMAT, LO_PERFETTO, LO_FOLDED, LO_FOLDED_WEIGHT, LO_SUMMARY, LO_STACK_HAS };
+
+static int live_opt(void *ctx, int id, const char *v, struct opt_error *e)
+{
+	static const char *const flags[] = { "--format", "--perfetto", "--folded",
+		"--folded-weight", "--summary", "--stack-has" };
+	struct live *l = ctx;
+
+	if (l->nreport_args + 2 > (int)(sizeof(l->report_args) / sizeof(l->report_args[0])))
+		return opt_fail(e, OPT_EUSAGE, "too many report options at '%s'", flags[id]);
+	l->report_args[l->nreport_args++] = flags[id];
+	if (v)
+		l->report_args[l->nreport_args++] = v;
+	return OPT_OK;
+}
+
+static const struct opt_spec live_opt_table[] = {
+	{ "Output (the same as retsnoop-report prints for the -o recording, same flags)",
+	  "format", 0, OPT_REQUIRED, "text|json", LO_FORMAT, live_opt, OPT_LIVE, 0,
+	  "text views (default) or NDJSON, a line per session as it ends" },
+	{ NULL, "perfetto", 0, OPT_REQUIRED, "FILE", LO_PERFETTO, live_opt, OPT_LIVE, 0,
+	  "also write Chrome trace-event JSON (ui.perfetto.dev),\ncompleted at exit" },
+	{ NULL, "folded", 0, OPT_NOARG, NULL, LO_FOLDED, live_opt, OPT_LIVE, 0,
+	  "folded stacks for flamegraph.pl, printed at exit" },
+	{ NULL, "folded-weight", 0, OPT_REQUIRED, "count|latency", LO_FOLDED_WEIGHT, live_opt,
+	  OPT_LIVE, 0, "weigh them by sessions or self latency (us)" },
+	{ NULL, "summary", 0, OPT_NOARG, NULL, LO_SUMMARY, live_opt, OPT_LIVE, 0,
+	  "failing functions, errors and latency percentiles,\nprinted at exit" },
+	{ NULL, "stack-has", 0, OPT_REQUIRED, "GLOB", LO_STACK_HAS, live_opt, OPT_LIVE, 0,
+	  "show only sessions whose stack (logical, kernel, inlined\nwith DWARF) has a matching "
+	  "function (repeatable, all\nmust match); the -o recording keeps every session" },
+};
+
+/* -C: bpf.* for the recorder, stacks.* and fmt.* for the report */
+static int live_config(void *ctx, const struct cfg_key *k, uint64_t v, struct opt_error *e)
+{
+	struct live *l = ctx;
+
+	if (k->cmds & OPT_RECORD)
+		return record_config_apply(l->o, k, v, e);
+	return report_config_set(&l->ropts, k, v, e);
+}
+
+/* the report outputs and filters the live table collected, parsed by the
+ * report's own parser; 0 or 2 after a one-line error */
 static int parse_report_args(struct live *l)
 {
 	struct record_opts *o = l->o;
-	char **args = (char **)o->report_args;
-	char err[512];
+	char **args = (char **)l->report_args;
+	struct opt_error e;
 
-	for (int i = 0; i < o->nreport_args;) {
-		int n = anl_parse_arg(l->anl, o->nreport_args, args, i, err, sizeof(err));
+	for (int i = 0; i < l->nreport_args;) {
+		int n = report_args_parse(&l->ra, l->nreport_args, args, i, -1, e.msg, sizeof(e.msg));
 
-		if (n < 0) {   /* worded like the recorder's option errors */
-			fprintf(stderr, "%s: %s (see --help)\n", PROG, err);
+		if (n < 0) {
+			opt_error_print(stderr, PROG, OPT_EUSAGE, &e);
 			return 2;
 		}
-		if (n == 0) {   /* the recorder's parser only collects the report's flags */
+		if (n == 0) {   /* the live table only collects the report's flags */
 			fprintf(stderr, "%s: internal error: '%s' is not a report option\n", PROG,
 				args[i]);
 			return 2;
 		}
 		i += n;
 	}
-	if (anl_check_args(l->anl, err, sizeof(err)) ||
-	    anl_check_output_vs(l->anl, o->output, "the recording written with -o", err, sizeof(err)) ||
-	    anl_check_output_vs(l->anl, o->kernel, "the vmlinux given with -k", err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", PROG, err);
+	if (rp_sel_check(&l->ra.sel, e.msg, sizeof(e.msg))) {
+		opt_error_print(stderr, PROG, OPT_EINPUT, &e);
+		return 2;
+	}
+	if (rp_sel_check_vs(&l->ra.sel, o->output, "the recording written with -o", e.msg, sizeof(e.msg)) ||
+	    rp_sel_check_vs(&l->ra.sel, o->kernel, "the vmlinux given with -k", e.msg, sizeof(e.msg))) {
+		opt_error_print(stderr, PROG, OPT_EUSAGE, &e);
 		return 2;
 	}
 	return 0;
+}
+
+/* the command line: 0 to run, else the exit status (help, version, a
+ * usage error) */
+static int parse_args(struct live *l, int argc, char **argv, int *status)
+{
+	struct record_opts *o = l->o;
+	struct shared_opts s;
+	struct opt_group groups[3] = {
+		{ record_opt_table, record_opt_count, o },
+		{ live_opt_table, sizeof(live_opt_table) / sizeof(live_opt_table[0]), l },
+		{ shared_opt_table, shared_opt_count, &s },
+	};
+	struct opt_cmdline c = {
+		.prog = PROG, .cmd = OPT_LIVE, .groups = groups, .ngroups = 3,
+		.dashdash = OPT_DD_COMMAND,
+	};
+	struct opt_error e;
+	int r;
+
+	record_opts_init(o, argc, argv);
+	l->ropts.symb = SYMB_DEFAULT;
+	shared_opts_init(&s, OPT_LIVE, live_config, l);
+	r = opt_parse(&c, argc, argv, &e);
+	if (r == OPT_OK)
+		r = record_opts_finish(o, &s, c.command, true, &e);
+	*status = 0;
+	if (r < 0) {
+		opt_error_print(stderr, PROG, r, &e);
+		*status = 2;
+	} else if (s.help) {
+		record_help_head(stdout, PROG, true);
+		opt_help(stdout, &c);
+		record_help_tail(stdout);
+	} else if (s.usage) {
+		opt_usage(stdout, &c, "[-- CMD ARGS...]");
+	} else if (s.config_help) {
+		cfg_help(stdout, OPT_LIVE);
+	} else if (s.version) {
+		printf("%s %s\n", PROG, RECORD_VERSION);
+		if (s.verbose)
+			features_report(stdout);
+	} else {
+		if (s.symb >= 0)
+			l->ropts.symb = (enum symb_mode)s.symb;
+		l->ropts.allow_build_id_mismatch = s.allow_build_id_mismatch;
+		return 0;
+	}
+	return -1;
 }
 
 /* the recording, its records handed to the hooks; the exit status */
@@ -145,55 +247,23 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 16];
 
 	setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));
-	switch (record_opts_parse_live(&o, argc, argv, PROG)) {
-	case RECORD_PARSE_RUN:
-		break;
-	case RECORD_PARSE_FEATURES:
-		features_report(stdout);
-		return 0;
-	case RECORD_PARSE_HELP:
-		record_usage(stdout, PROG, true);
-		return 0;
-	case RECORD_PARSE_CONFIG_HELP:
-		record_config_help(stdout);
-		report_config_help(stdout);
-		return 0;
-	case RECORD_PARSE_VERSION:
-		return 0;
-	default:
-		return 2;
+	if (parse_args(&l, argc, argv, &r)) {
+		record_opts_free(&o);
+		return r;
 	}
-	memset(&l.ropts, 0, sizeof(l.ropts));
-	l.ropts.symb = o.symb < 0 ? SYMB_DEFAULT : (enum symb_mode)o.symb;
 	l.ropts.vmlinux = o.kernel;
-	l.ropts.allow_build_id_mismatch = o.allow_build_id_mismatch;
 	l.ropts.show_stack = o.stacks;
 	l.ropts.show_trace = o.trace;
 	l.ropts.show_lbr = o.lbr;
 	l.ropts.verbose = o.verbose;
-	for (int i = 0; i < o.nreport_cfg; i++) {
-		const char *msg = report_config_apply(o.report_cfg[i], &l.ropts);
-
-		if (msg) {
-			fprintf(stderr, "%s: %s\n", PROG, msg);
-			record_opts_free(&o);
-			return 2;
-		}
-	}
-	l.anl = anl_new(PROG);
-	if (!l.anl) {
-		fprintf(stderr, "%s: out of memory\n", PROG);
-		record_opts_free(&o);
-		return 1;
-	}
+	report_args_init(&l.ra);
 	r = parse_report_args(&l);
 	if (!r)
 		r = record_live(&o, &hooks);
 	if (!r && l.failed)
 		r = 1;
-	if (l.rep)
-		report_free(l.rep);
-	anl_free(l.anl);
+	rp_free(l.rp);
+	report_args_free(&l.ra);
 	record_opts_free(&o);
 	return r;
 }

@@ -5,6 +5,7 @@
 #include "record/tty_status.h"
 #include "common/array_grow.h"
 #include "record/features.h"
+#include "record/comm_filter.h"
 #include <linux/types.h>
 #include <pthread.h>
 #include "retsnoop.skel.h"
@@ -32,6 +33,30 @@ static const char *errname(int e)
 	return n ? n : "?";
 }
 
+/* the -n/-N globs with wildcards, compiled into the read-only data */
+static void set_comm_globs(struct retsnoop_bpf *s, const struct filter_opts *f)
+{
+	const uint32_t max = sizeof(s->rodata->comm_glob_acc) / sizeof(s->rodata->comm_glob_acc[0]);
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->ncomms + f->nnocomms && n < max; i++) {
+		bool no = i >= f->ncomms;
+		const char *glob = no ? f->nocomms[i - f->ncomms] : f->comms[i];
+		struct comm_glob_bits b;
+
+		if (!comm_is_glob(glob))
+			continue;
+		comm_glob_compile(glob, &b);
+		memcpy((void *)s->rodata->comm_glob_pat[n], b.pat, sizeof(b.pat));
+		s->rodata->comm_glob_any[n] = b.any;
+		s->rodata->comm_glob_star[n] = b.star;
+		s->rodata->comm_glob_acc[n] = b.acc;
+		s->rodata->comm_glob_deny[n] = no;
+		n++;
+	}
+	s->rodata->nr_comm_globs = n;
+}
+
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		enum attach_mode mode, bool use_lbr, char *err, size_t errlen)
 {
@@ -50,12 +75,13 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
 	s->rodata->use_lbr = use_lbr;
-	s->rodata->filter_tgid = o->npids > 0 || o->cmd != NULL;
-	s->rodata->deny_tgid = o->nnopids > 0;
-	s->rodata->filter_comm = o->ncomms > 0;
-	s->rodata->deny_comm = o->nnocomms > 0;
+	s->rodata->filter_tgid = o->f.npids > 0 || o->cmd != NULL;
+	s->rodata->deny_tgid = o->f.nnopids > 0;
+	s->rodata->filter_comm = o->f.ncomms > 0;
+	s->rodata->deny_comm = o->f.nnocomms > 0;
+	set_comm_globs(s, &o->f);
 	s->rodata->fentry_mode = mode == ATTACH_FENTRY;
-	s->rodata->duration_ns = o->longer_ms * 1000000ULL;
+	s->rodata->duration_ns = o->f.min_lat_ns;
 	s->rodata->nr_funcs = (uint32_t)sel->n;
 	s->rodata->max_fstack_depth = o->max_depth;
 	/* past a quarter of the ring buffer waiting, a session end wakes the
@@ -101,8 +127,8 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 		if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &cookie, sizeof(cookie), 0))
 			goto fail;
 	}
-	for (int i = 0; i < o->npids; i++) {
-		uint32_t p = (uint32_t)o->pids[i];
+	for (uint32_t i = 0; i < o->f.npids; i++) {
+		uint32_t p = o->f.pids[i];
 
 		if (bpf_map__update_elem(s->maps.tgids, &p, sizeof(p), &allow, 1, 0))
 			goto fail;
@@ -113,24 +139,22 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 		if (bpf_map__update_elem(s->maps.tgids, &p, sizeof(p), &allow, 1, 0))
 			goto fail;
 	}
-	for (int i = 0; i < o->nnopids; i++) {
-		uint32_t p = (uint32_t)o->nopids[i];
+	for (uint32_t i = 0; i < o->f.nnopids; i++) {
+		uint32_t p = o->f.nopids[i];
 
 		if (bpf_map__update_elem(s->maps.tgids, &p, sizeof(p), &deny, 1, 0))
 			goto fail;
 	}
-	for (int i = 0; i < o->ncomms; i++) {
+	/* exact names: one hash lookup; globs: bpf/comm_glob.h */
+	for (uint32_t i = 0; i < o->f.ncomms + o->f.nnocomms; i++) {
+		bool no = i >= o->f.ncomms;
+		const char *name = no ? o->f.nocomms[i - o->f.ncomms] : o->f.comms[i];
 		char c[16] = {0};
 
-		memcpy(c, o->comms[i], strnlen(o->comms[i], 15));
-		if (bpf_map__update_elem(s->maps.comms, c, sizeof(c), &allow, 1, 0))
-			goto fail;
-	}
-	for (int i = 0; i < o->nnocomms; i++) {
-		char c[16] = {0};
-
-		memcpy(c, o->nocomms[i], strnlen(o->nocomms[i], 15));
-		if (bpf_map__update_elem(s->maps.comms, c, sizeof(c), &deny, 1, 0))
+		if (comm_is_glob(name))
+			continue;
+		memcpy(c, name, strnlen(name, 15));
+		if (bpf_map__update_elem(s->maps.comms, c, sizeof(c), no ? &deny : &allow, 1, 0))
 			goto fail;
 	}
 	return 0;
@@ -423,18 +447,34 @@ static uint64_t prog_misses(int fd)
 	return info.recursion_misses;
 }
 
-uint64_t tracer_prog_misses(const struct tracer *t)
+/* entry programs: kprobe(.multi), fentry; exit: kretprobe(.multi),
+ * fexit; the task-lifetime tracepoints count in the total only */
+void tracer_prog_misses(const struct tracer *t, struct prog_misses *m)
 {
 	struct bpf_program *p;
-	uint64_t n = 0;
 
-	bpf_object__for_each_program(p, t->skel->obj)
-		n += prog_misses(bpf_program__fd(p));
-	/* fentry clones: attach_fentry pushes link, link, prog, prog per function */
-	for (size_t i = 0; i < t->nfds; i++)
-		if (i % 4 >= 2)
-			n += prog_misses(t->fds[i]);
-	return n;
+	memset(m, 0, sizeof(*m));
+	bpf_object__for_each_program(p, t->skel->obj) {
+		const char *sec = bpf_program__section_name(p);
+		uint64_t n = prog_misses(bpf_program__fd(p));
+
+		m->total += n;
+		if (strstr(sec, "kretprobe") || strstr(sec, "fexit"))
+			m->exit += n;
+		else if (strstr(sec, "kprobe") || strstr(sec, "fentry"))
+			m->entry += n;
+	}
+	/* fentry clones: attach_fentry pushes link, link, prog (exit), prog
+	 * (entry) per function */
+	for (size_t i = 0; i < t->nfds; i++) {
+		uint64_t n = i % 4 >= 2 ? prog_misses(t->fds[i]) : 0;
+
+		m->total += n;
+		if (i % 4 == 2)
+			m->exit += n;
+		else
+			m->entry += n;
+	}
 }
 
 /* one detaching thread's share of the links and fds */

@@ -1,25 +1,44 @@
 /* file_header.c - the recording's header and tables (file_header.h). */
 #include "record/file_header.h"
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static struct rsf_ksym *ksyms_snapshot(const struct ksyms *ks, size_t *n)
+#define KALLSYMS_PATH "/proc/kallsyms"
+
+static bool is_bpf_sym(const struct ksym *k)
 {
-	size_t cnt = ksyms_count(ks);
-	struct rsf_ksym *v = calloc(cnt ? cnt : 1, sizeof(*v));
+	return k->module && strcmp(k->module, "bpf") == 0;
+}
+
+/* ks (read before attaching) plus BPF_KS, the [bpf] symbols read now:
+ * the trampolines and programs of this recorder's attach (fentry stacks
+ * go through them) and of every BPF user loaded meanwhile. A [bpf]
+ * symbol of ks is kept only when nothing of BPF_KS sits at its address
+ * (it was unloaded since). */
+static struct rsf_ksym *ksyms_snapshot(const struct ksyms *ks, const struct ksyms *bpf_ks,
+				       size_t *n)
+{
+	size_t cnt = ksyms_count(ks), nb = ksyms_count(bpf_ks), m = 0;
+	struct rsf_ksym *v = calloc(cnt + nb ? cnt + nb : 1, sizeof(*v));
 
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < cnt; i++) {
-		const struct ksym *k = ksyms_at(ks, i);
+	for (size_t i = 0; i < cnt + nb; i++) {
+		const struct ksym *k = i < cnt ? ksyms_at(ks, i) : ksyms_at(bpf_ks, i - cnt);
+		const struct ksym *f;
 
-		v[i].addr = k->addr;
-		v[i].type = k->type;
-		v[i].name = k->name;
-		v[i].module = k->module;
+		if (i < cnt && is_bpf_sym(k) && bpf_ks &&
+		    (f = ksyms_lookup(bpf_ks, k->addr)) && f->addr == k->addr)
+			continue;
+		v[m].addr = k->addr;
+		v[m].type = k->type;
+		v[m].name = k->name;
+		v[m].module = k->module;
+		m++;
 	}
-	*n = cnt;
+	*n = m;
 	return v;
 }
 
@@ -56,10 +75,14 @@ int file_header_build(struct file_header *h, const struct record_opts *o,
 		      const char *attach_mode, uint32_t features, const char *lbr_status,
 		      char *err, size_t errlen)
 {
+	char bpf_err[256];
+
 	memset(h, 0, sizeof(*h));
 	fill_meta(&h->meta, o, ks, attach_mode, features, lbr_status);
 	kmodules_load(&h->mods);
-	h->ksyms = ksyms_snapshot(ks, &h->nksyms);
+	/* best effort: without it, fentry stacks show raw addresses */
+	h->bpf_ks = ksyms_load_module(KALLSYMS_PATH, "bpf", bpf_err, sizeof(bpf_err));
+	h->ksyms = ksyms_snapshot(ks, h->bpf_ks, &h->nksyms);
 	h->funcs = calloc(sel->n ? sel->n : 1, sizeof(*h->funcs));
 	if (!h->ksyms || !h->funcs) {
 		snprintf(err, errlen, "out of memory");
@@ -79,6 +102,7 @@ void file_header_free(struct file_header *h)
 {
 	free(h->ksyms);
 	free(h->funcs);
+	ksyms_free(h->bpf_ks);
 	kmodules_free(&h->mods);
 	memset(h, 0, sizeof(*h));
 }

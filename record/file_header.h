@@ -1,6 +1,7 @@
 /* file_header.h - what a recording starts with, built from the recorder's
  * state: the header key/values (kernel identity, _text, attach mode,
- * features, modes), the kallsyms snapshot, the module and function tables.
+ * features, modes), the kallsyms snapshot (with the [bpf] symbols as they
+ * are after attaching), the module and function tables.
  * The live tool's hooks get the same tables. */
 #ifndef RS_FILE_HEADER_H
 #define RS_FILE_HEADER_H
@@ -15,7 +16,8 @@
 
 struct file_header {
 	struct rsf_meta meta;
-	struct rsf_ksym *ksyms;   /* point into the ksyms given to build */
+	struct rsf_ksym *ksyms;   /* point into the ksyms given to build and bpf_ks */
+	struct ksyms *bpf_ks;     /* the [bpf] symbols read after attaching */
 	size_t nksyms;
 	struct kmodules mods;
 	struct rsf_func *funcs;   /* point into the selection */

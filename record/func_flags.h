@@ -1,6 +1,7 @@
 /* func_flags.h - error heuristic inputs: a function's rs_func_flags from
  * its BTF return type (void/bool/unsigned never fail; int is sign-extended;
- * pointers fail on NULL/ERR_PTR; long fails on IS_ERR_VALUE). */
+ * pointers fail on NULL/ERR_PTR; long fails on IS_ERR_VALUE; BPF helpers,
+ * declared u64, by the table of record/helper_kinds.c). */
 #ifndef RS_FUNC_FLAGS_H
 #define RS_FUNC_FLAGS_H
 

@@ -6,7 +6,9 @@
 
 void record_sink_init(struct record_sink *s, FILE *log)
 {
-	s->records = s->filtered = s->sessions = 0;
+	s->records = s->filtered = s->sessions = s->finals = 0;
+	s->stop_at_s = 0;
+	s->stop_after = 0;
 	s->write_failed = false;
 	tty_status_init(&s->status, log);
 	s->start_s = tty_status_now();
@@ -39,6 +41,16 @@ static int emit(struct record_sink *s, const void *rec, uint32_t size)
 	return 0;
 }
 
+/* a stop condition was met: said once on the log, then the capture stops */
+static void stop_for(struct record_sink *s, const char *why)
+{
+	if (stop_requested())
+		return;
+	tty_status_clear(&s->status);
+	fprintf(s->status.f, "%s: %s; stopping\n", s->prog, why);
+	stop_request();
+}
+
 static void on_status(void *ctx)
 {
 	struct record_sink *s = ctx;
@@ -46,6 +58,8 @@ static void on_status(void *ctx)
 	char line[160];
 	double now = tty_status_now();
 
+	if (s->stop_at_s && now >= s->stop_at_s)
+		stop_for(s, "the --duration time is up");
 	if (!s->status.enabled)
 		return;
 	tracer_stats(s->tr, &bs);
@@ -80,7 +94,15 @@ static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 		return emit(s, &copy, sizeof(copy));
 	}
 	s->sessions++;
-	return emit(s, rec, (uint32_t)size);
+	int ret = emit(s, rec, (uint32_t)size);
+	if (!(end->flags & RS_SESS_INTERIM) && ++s->finals == s->stop_after) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "%llu session%s recorded (--stop-after)",
+			 (unsigned long long)s->finals, s->finals == 1 ? "" : "s");
+		stop_for(s, why);
+	}
+	return ret;
 }
 
 static void on_tick(void *ctx)

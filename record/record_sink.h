@@ -1,6 +1,7 @@
 /* record_sink.h - where captured records go: -x/-X applied to each
  * SESSION_END, then the file writer and the command's hooks; sessions
- * counted for the TTY status line, the file flushed once a second. */
+ * counted for the TTY status line, the file flushed once a second; the
+ * stop conditions (--duration, --stop-after) request the stop. */
 #ifndef RS_RECORD_SINK_H
 #define RS_RECORD_SINK_H
 
@@ -24,7 +25,9 @@ struct record_sink {
 	const char *prog;                 /* prefix of the flush-failure warning */
 	struct tty_status status;         /* TTY-only live status line */
 	double start_s;
-	uint64_t records, filtered, sessions;
+	double stop_at_s;                 /* --duration: stop at this tty_status_now() (0: never) */
+	uint64_t stop_after;              /* --stop-after: stop after this many final sessions */
+	uint64_t records, filtered, sessions, finals;
 	bool write_failed;                /* a flush failed: the exit status says so */
 };
 

@@ -314,6 +314,7 @@ static int open_outputs(struct recorder *r)
 	if (lbr_status)
 		fprintf(r->log, "%s: LBR (-B) unavailable: %s; recording continues without it\n",
 			r->prog, h->meta.lbr_status);
+	h->meta.max_size = o->max_size;   /* 0: unbounded; else a flight recording */
 	if (o->output) {
 		r->w = rsf_writer_open(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
 				       h->mods.n, h->funcs, h->nfuncs, r->err, sizeof(r->err));
@@ -390,7 +391,7 @@ int recorder_run(struct recorder *r)
 		s->status.enabled = false;
 	s->w = r->w;
 	s->sel = &r->sel;
-	s->errs = &r->o.errs;
+	s->errs = &r->o.f.errs;
 	s->hooks = r->hooks;
 	s->tr = &r->tr;
 	s->prog = r->prog;
@@ -403,6 +404,8 @@ int recorder_run(struct recorder *r)
 	if (r->have_child && spawn_release(&r->child, err, sizeof(err)))
 		warn(r, err);
 	s->start_s = tty_status_now();
+	s->stop_after = r->o.stop_after;
+	s->stop_at_s = r->o.duration_ms ? s->start_s + (double)r->o.duration_ms / 1000 : 0;
 	if (capture_run(&r->tr, r->have_child ? &r->child : NULL, &cs, err, sizeof(err))) {
 		tty_status_clear(&s->status);
 		if (err[0])   /* else the sink has said why */
@@ -421,28 +424,23 @@ int recorder_run(struct recorder *r)
  * commands share (see docs/design.md) */
 static void print_drops(FILE *f, const struct rsf_stats *st)
 {
-	const struct rs_bpf_stats *b = &st->bpf;
-
-	if (!b->sessions_dropped && !b->records_dropped && !b->sessions_incomplete &&
-	    !b->sessions_table_full)
-		return;
-	fprintf(f, "WARNING! There were dropped or incomplete data. Output might be incomplete!\n");
-	fprintf(f, "%-20s%llu\n", "DROPPED SESSIONS:", (unsigned long long)b->sessions_dropped);
-	fprintf(f, "%-20s%llu\n", "DROPPED RECORDS:", (unsigned long long)b->records_dropped);
-	fprintf(f, "%-20s%llu\n", "INCOMPLETE SESSIONS:", (unsigned long long)b->sessions_incomplete);
-	fprintf(f, "%-20s%llu\n", "TABLE FULL:", (unsigned long long)b->sessions_table_full);
+	rsf_print_drops(f, st);   /* the table all three commands print */
 }
 
 /* detaches (timed) and collects the trailer's statistics */
 static void detach(struct recorder *r, struct rsf_stats *st)
 {
-	uint64_t misses = tracer_prog_misses(&r->tr);   /* before detach closes fentry clones */
+	struct prog_misses misses;
 	struct timespec ts;
+
+	tracer_prog_misses(&r->tr, &misses);   /* before detach closes fentry clones */
 
 	tracer_detach(&r->tr);
 	memset(st, 0, sizeof(*st));
 	tracer_stats(&r->tr, &st->bpf);
-	st->prog_misses = misses;
+	st->prog_misses = misses.total;
+	st->prog_misses_entry = misses.entry;
+	st->prog_misses_exit = misses.exit;
 	st->prog_misses_known = 1;
 	st->records_written = r->sink.records;
 	st->ringbuf_lost = capture_bad_records();

@@ -13,19 +13,84 @@
 #include <string.h>
 #include <unistd.h>
 #include "addr2line_cmd.h"
+#include "report_version.h"
+#include "../common/shared_opts.h"
 #include "../symbols/dwarf_sym.h"
 
 #define MAX_FRAMES 64
 
-static void usage(FILE *f)
+#define PROG "retsnoop-report addr2line"
+
+struct a2l_opts {
+	const char *vmlinux;
+	bool inl, dwarf_names;
+	unsigned flags;
+};
+
+enum { A2L_VMLINUX, A2L_INLINES, A2L_DWARF_NAMES, A2L_NO_CACHE };
+
+static int a2l_parse(void *ctx, int id, const char *v, struct opt_error *e)
 {
-	fprintf(f, "usage: retsnoop-report addr2line -e VMLINUX [-i] [--dwarf-names] [--no-cache]\n"
-		   "  reads hex addresses (one per line) on stdin; prints FUNCTION PATH:LINE\n"
-		   "  per frame, innermost first, then an empty line\n"
-		   "  -e VMLINUX   ELF file with DWARF (link-time addresses)\n"
-		   "  -i           include inlined frames\n"
-		   "  --dwarf-names  name the real function as DWARF does, not as .symtab\n"
-		   "  --no-cache   neither read nor write the index cache\n");
+	struct a2l_opts *o = ctx;
+
+	(void)e;
+	switch (id) {
+	case A2L_VMLINUX: o->vmlinux = v; break;
+	case A2L_INLINES: o->inl = true; break;
+	case A2L_DWARF_NAMES: o->dwarf_names = true; break;
+	case A2L_NO_CACHE: o->flags |= DWARF_SYM_NO_CACHE; break;
+	}
+	return OPT_OK;
+}
+
+static const struct opt_spec a2l_table[] = {
+	{ "Options", NULL, 'e', OPT_REQUIRED, "VMLINUX", A2L_VMLINUX, a2l_parse, OPT_ADDR2LINE, 0,
+	  "ELF file with DWARF (link-time addresses)" },
+	{ NULL, "inlines", 'i', OPT_NOARG, NULL, A2L_INLINES, a2l_parse, OPT_ADDR2LINE, 0,
+	  "include inlined frames" },
+	{ NULL, "dwarf-names", 0, OPT_NOARG, NULL, A2L_DWARF_NAMES, a2l_parse, OPT_ADDR2LINE, 0,
+	  "name the real function as DWARF does, not as .symtab" },
+	{ NULL, "no-cache", 0, OPT_NOARG, NULL, A2L_NO_CACHE, a2l_parse, OPT_ADDR2LINE, 0,
+	  "neither read nor write the index cache" },
+};
+
+/* 0 to run with O, else the exit status (help, a usage error) */
+static int parse_args(struct a2l_opts *o, int argc, char **argv, int *status)
+{
+	struct shared_opts s;
+	struct opt_group groups[2] = {
+		OPT_GROUP(a2l_table, o),
+		{ shared_opt_table, shared_opt_count, &s },
+	};
+	struct opt_cmdline c = {
+		.prog = PROG, .cmd = OPT_ADDR2LINE, .groups = groups, .ngroups = 2,
+		.dashdash = OPT_DD_WORDS,
+	};
+	struct opt_error e;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	shared_opts_init(&s, OPT_ADDR2LINE, NULL, NULL);
+	r = opt_parse(&c, argc, argv, &e);
+	if (r == OPT_OK && !s.help && !s.usage && !s.version && !o->vmlinux)
+		r = opt_fail(&e, OPT_EUSAGE, "missing -e VMLINUX");
+	*status = 0;
+	if (r < 0) {
+		opt_error_print(stderr, PROG, r, &e);
+		*status = 2;
+	} else if (s.help) {
+		printf("Usage: " PROG " -e VMLINUX [-i] [--dwarf-names] [--no-cache]\n"
+		       "Reads hex addresses (one per line) on stdin; prints FUNCTION PATH:LINE\n"
+		       "per frame, innermost first, then an empty line.\n\n");
+		opt_help(stdout, &c);
+	} else if (s.usage) {
+		opt_usage(stdout, &c, "< ADDRESSES");
+	} else if (s.version) {
+		printf(PROG " %s\n", REPORT_VERSION);
+	} else {
+		return 0;
+	}
+	return -1;
 }
 
 static int parse_hex(const char *s, uint64_t *out)
@@ -103,112 +168,121 @@ static void print_frame(const struct sym_frame *f)
 	printf(":%d\n", f->line);
 }
 
-int addr2line_main(int argc, char **argv)
+/* one lookup session over stdin */
+struct a2l {
+	struct dwarf_sym *ds;
+	bool inl, dwarf_names;
+	int bad;
+	struct sym_frame frames[MAX_FRAMES];
+};
+
+/* answers one input line (LL bytes at P, not terminated) */
+static void answer(struct a2l *a, const char *p, size_t ll, size_t lineno)
 {
-	const char *vmlinux = NULL;
-	bool inl = false, dwarf_names = false;
-	unsigned flags = 0;
-	char err[512];
+	char line[256];
+	size_t cl = ll < sizeof(line) - 1 ? ll : sizeof(line) - 1;
+	uint64_t addr;
+	int n;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-e") && i + 1 < argc) {
-			vmlinux = argv[++i];
-		} else if (!strncmp(argv[i], "-e", 2) && argv[i][2]) {
-			vmlinux = argv[i] + 2;
-		} else if (!strcmp(argv[i], "-i") || !strcmp(argv[i], "--inlines")) {
-			inl = true;
-		} else if (!strcmp(argv[i], "--dwarf-names")) {
-			dwarf_names = true;
-		} else if (!strcmp(argv[i], "--no-cache")) {
-			flags |= DWARF_SYM_NO_CACHE;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "addr2line: unknown argument '%s' (see --help)\n", argv[i]);
-			return 2;
-		}
+	memcpy(line, p, cl);
+	line[cl] = '\0';
+	if (cl == strspn(line, " \t\r"))
+		return;
+	if (ll >= sizeof(line) - 1 || parse_hex(line, &addr)) {
+		fprintf(stderr, PROG ": stdin line %zu: '%s' is not a hex address\n", lineno, line);
+		fputs("?? ??:0\n\n", stdout);
+		a->bad = 1;
+		return;
 	}
-	if (!vmlinux) {
-		fprintf(stderr, "addr2line: missing -e VMLINUX\n");
-		return 2;
-	}
-	struct dwarf_sym *ds = dwarf_sym_open(vmlinux, flags, err, sizeof(err));
-	if (!ds) {
-		fprintf(stderr, "addr2line: %s\n", err);
-		return 1;
-	}
+	n = dwarf_sym_lookup(a->ds, addr, a->frames, MAX_FRAMES);
+	if (n > 0 && !a->dwarf_names) {
+		/* like llvm-symbolizer: the real function is named as the
+		 * symbol table names it (clones: "foo.isra.0") */
+		const char *s = dwarf_sym_elf_name(a->ds, addr);
 
+		if (s)
+			a->frames[n - 1].func = s;
+	}
+	if (a->inl) {
+		for (int i = 0; i < n; i++)
+			print_frame(&a->frames[i]);
+	} else if (n > 0) {
+		print_frame(&a->frames[n - 1]);
+	}
+	putchar('\n');
+}
+
+/* reads more of stdin into *buf (growing it when full); false at EOF or
+ * out of memory */
+static bool refill(struct a2l *a, char **buf, size_t *cap, size_t *len, size_t *pos)
+{
+	ssize_t r;
+
+	fflush(stdout);   /* nothing complete buffered: flush before we may block */
+	memmove(*buf, *buf + *pos, *len - *pos);
+	*len -= *pos;
+	*pos = 0;
+	if (*len == *cap) {
+		char *nb = realloc(*buf, *cap * 2);
+
+		if (!nb)
+			return false;
+		*buf = nb;
+		*cap *= 2;
+	}
+	do
+		r = read(0, *buf + *len, *cap - *len);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return false;
+	*len += (size_t)r;
+	prefetch(a->ds, *buf, *len);
+	return true;
+}
+
+/* answers every line of stdin */
+static void serve(struct a2l *a)
+{
 	static char obuf[1 << 16];
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	size_t cap = 1 << 16, len = 0, pos = 0, lineno = 0;
 	char *buf = malloc(cap);
-	int bad = 0;
 	bool eof = false;
-	struct sym_frame frames[MAX_FRAMES];
 
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	/* buf[pos, len) holds input not yet consumed */
 	while (buf && (!eof || pos < len)) {
 		char *nl = memchr(buf + pos, '\n', len - pos);
-		if (!nl && !eof) {
-			/* nothing complete buffered: flush before we may block */
-			fflush(stdout);
-			memmove(buf, buf + pos, len - pos);
-			len -= pos;
-			pos = 0;
-			if (len == cap) {
-				char *nb = realloc(buf, cap * 2);
-				if (!nb)
-					break;
-				buf = nb;
-				cap *= 2;
-			}
-			ssize_t r = read(0, buf + len, cap - len);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				eof = true;
-			} else {
-				len += (size_t)r;
-				prefetch(ds, buf, len);
-			}
-			continue;
-		}
-		size_t ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-		char line[256];
-		size_t cl = ll < sizeof(line) - 1 ? ll : sizeof(line) - 1;
-		memcpy(line, buf + pos, cl);
-		line[cl] = '\0';
-		pos += nl ? ll + 1 : ll;
-		lineno++;
+		size_t ll;
 
-		uint64_t addr;
-		if (cl == strspn(line, " \t\r"))
-			continue;
-		if (ll >= sizeof(line) - 1 || parse_hex(line, &addr)) {
-			fprintf(stderr, "addr2line: stdin line %zu: '%s' is not a hex address\n", lineno, line);
-			fputs("?? ??:0\n\n", stdout);
-			bad = 1;
+		if (!nl && !eof) {
+			eof = !refill(a, &buf, &cap, &len, &pos);
 			continue;
 		}
-		int n = dwarf_sym_lookup(ds, addr, frames, MAX_FRAMES);
-		if (n > 0 && !dwarf_names) {
-			/* like llvm-symbolizer: the real function is named as the
-			 * symbol table names it (clones: "foo.isra.0") */
-			const char *s = dwarf_sym_elf_name(ds, addr);
-			if (s)
-				frames[n - 1].func = s;
-		}
-		if (inl) {
-			for (int i = 0; i < n; i++)
-				print_frame(&frames[i]);
-		} else if (n > 0) {
-			print_frame(&frames[n - 1]);
-		}
-		putchar('\n');
+		ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		answer(a, buf + pos, ll, ++lineno);
+		pos += nl ? ll + 1 : ll;
 	}
 	fflush(stdout);
 	free(buf);
-	dwarf_sym_close(ds);
-	return bad;
+}
+
+int addr2line_main(int argc, char **argv)
+{
+	struct a2l_opts o;
+	struct a2l a = {0};
+	char err[512];
+	int status;
+
+	if (parse_args(&o, argc, argv, &status))
+		return status;
+	a.ds = dwarf_sym_open(o.vmlinux, o.flags, err, sizeof(err));
+	if (!a.ds) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	a.inl = o.inl;
+	a.dwarf_names = o.dwarf_names;
+	serve(&a);
+	dwarf_sym_close(a.ds);
+	return a.bad;
 }

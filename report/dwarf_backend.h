@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "../format/rsfile.h"
-#include "report.h"
+#include "report_opts.h"
 #include "symbolize.h"
 
 /* Does nothing for -sn (o->symb == SYMB_NONE) or with RETSNOOP_NO_DWARF=1 in

@@ -324,7 +324,7 @@ int filters_parse_time(const char *txt, uint64_t start_real_ns, int64_t *out)
 
 /* checks against the recording itself: filters that cannot match anything
  * it can hold */
-static int check_recording(const struct filters *f, const struct anl_env *env, char *err,
+static int check_recording(const struct filters *f, const struct rp_env *env, char *err,
 			   size_t errlen)
 {
 	const struct rsf_meta *meta = env->meta;
@@ -363,7 +363,7 @@ static int check_recording(const struct filters *f, const struct anl_env *env, c
 	return 0;
 }
 
-int filters_prepare(struct filters *f, const struct anl_env *env, char *err, size_t errlen)
+int filters_prepare(struct filters *f, const struct rp_env *env, char *err, size_t errlen)
 {
 	const struct rsf_meta *meta = env->meta;
 
@@ -460,22 +460,22 @@ bool filters_active(const struct filters *f)
 
 static uint32_t flags_cb(void *ctx, uint32_t id)
 {
-	return anl_func_flags(ctx, id);
+	return rp_func_flags(ctx, id);
 }
 
 /* does the session's logical or kernel stack hold a function matching G
  * (inlined ones included when a DWARF symbolizer is attached)? */
-static bool stack_has(const struct glob_spec *g, const struct anl_session *s, struct anl_env *env)
+static bool stack_has(const struct glob_spec *g, const struct rp_session *s, struct rp_env *env)
 {
 	const struct rs_rec_session_end *e = s->e;
 	struct symbolizer *sym;
 	char buf[32];
 
 	for (int i = 0; i < e->nframes; i++)
-		if (glob_spec_match(g, anl_func_name(env, e->frames[i].func_id, buf, sizeof(buf)),
-				    anl_func_module(env, e->frames[i].func_id)))
+		if (glob_spec_match(g, rp_func_name(env, e->frames[i].func_id, buf, sizeof(buf)),
+				    rp_func_module(env, e->frames[i].func_id)))
 			return true;
-	sym = s->nk ? anl_symbolizer(env) : NULL;
+	sym = s->nk ? rp_symbolizer(env) : NULL;
 	for (int i = 0; sym && i < s->nk; i++) {
 		struct symb_info si;
 
@@ -491,7 +491,7 @@ static bool stack_has(const struct glob_spec *g, const struct anl_session *s, st
 	return false;
 }
 
-static bool keep(const struct filters *f, const struct anl_session *s, struct anl_env *env)
+static bool keep(const struct filters *f, const struct rp_session *s, struct rp_env *env)
 {
 	const struct rs_rec_session_end *e = s->e;
 	int64_t start_real = (int64_t)e->start_ts + env->meta->mono_to_realtime_ns;
@@ -522,7 +522,7 @@ static bool keep(const struct filters *f, const struct anl_session *s, struct an
 		return false;
 	if (f->outcome == FILT_ERROR_ONLY && !(e->flags & RS_SESS_IS_ERR))
 		return false;
-	if (f->min_lat_ns && anl_session_latency(s) < f->min_lat_ns)
+	if (f->min_lat_ns && rp_session_latency(s) < f->min_lat_ns)
 		return false;
 	if (f->has_since && start_real < f->since_ns)
 		return false;
@@ -532,8 +532,8 @@ static bool keep(const struct filters *f, const struct anl_session *s, struct an
 		char buf[32];
 
 		if (!e->nframes ||
-		    glob_set_find(&f->entries, anl_func_name(env, e->frames[0].func_id, buf, sizeof(buf)),
-				  anl_func_module(env, e->frames[0].func_id)) < 0)
+		    glob_set_find(&f->entries, rp_func_name(env, e->frames[0].func_id, buf, sizeof(buf)),
+				  rp_func_module(env, e->frames[0].func_id)) < 0)
 			return false;
 	}
 	if (err_filter_active(&f->errs) && !err_filter_keep(&f->errs, e, flags_cb, env))
@@ -544,7 +544,7 @@ static bool keep(const struct filters *f, const struct anl_session *s, struct an
 	return true;
 }
 
-bool filters_keep(struct filters *f, const struct anl_session *s, struct anl_env *env)
+bool filters_keep(struct filters *f, const struct rp_session *s, struct rp_env *env)
 {
 	bool k = keep(f, s, env);
 

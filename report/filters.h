@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "../common/errfilter.h"
 #include "../common/glob.h"
-#include "analysis.h"
+#include "session.h"
 
 #define FILT_MAX_IDS 64
 
@@ -51,9 +51,9 @@ int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err
  * --until before it started. 0, or -1 with the reason in err. On 0, a
  * non-empty f->note is worth one line on stderr (-S on a recording made
  * without -S). */
-int filters_prepare(struct filters *f, const struct anl_env *env, char *err, size_t errlen);
+int filters_prepare(struct filters *f, const struct rp_env *env, char *err, size_t errlen);
 bool filters_active(const struct filters *f);
-bool filters_keep(struct filters *f, const struct anl_session *s, struct anl_env *env);
+bool filters_keep(struct filters *f, const struct rp_session *s, struct rp_env *env);
 void filters_free(struct filters *f);
 
 /* time parsing, exposed for tests: "HH:MM:SS[.frac]", "YYYY-MM-DD

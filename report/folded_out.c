@@ -17,15 +17,16 @@ struct fold_ent {
 };
 
 struct folded_out {
-	struct anl_env *env;
+	struct rp_env *env;
 	bool by_latency;
+	FILE *out;
 	struct fold_ent **tab;
 	size_t ntab, n;
 	char *buf;
 	size_t cap;
 };
 
-struct folded_out *folded_out_new(struct anl_env *env, bool by_latency)
+static struct folded_out *folded_out_new(struct rp_env *env, bool by_latency)
 {
 	struct folded_out *f = calloc(1, sizeof(*f));
 
@@ -95,7 +96,7 @@ static int add(struct folded_out *f, const char *key, size_t len, uint64_t w)
 	return 0;
 }
 
-int folded_out_session(struct folded_out *f, const struct anl_session *s)
+static int folded_out_session(struct folded_out *f, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
 	size_t len = 0;
@@ -104,7 +105,7 @@ int folded_out_session(struct folded_out *f, const struct anl_session *s)
 	if (!e->nframes)
 		return 0;
 	for (int i = 0; i < e->nframes; i++) {
-		const char *name = anl_func_name(f->env, e->frames[i].func_id, nb, sizeof(nb));
+		const char *name = rp_func_name(f->env, e->frames[i].func_id, nb, sizeof(nb));
 		size_t nl = strlen(name);
 
 		if (len + nl + 2 > f->cap) {
@@ -140,7 +141,7 @@ static int cmp_ent(const void *a, const void *b)
 	return strcmp((*(struct fold_ent *const *)a)->key, (*(struct fold_ent *const *)b)->key);
 }
 
-int folded_out_finish(struct folded_out *f, FILE *out)
+static int folded_out_finish(struct folded_out *f, FILE *out)
 {
 	struct fold_ent **v = malloc((f->n ? f->n : 1) * sizeof(*v));
 	size_t k = 0;
@@ -158,7 +159,7 @@ int folded_out_finish(struct folded_out *f, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
-void folded_out_free(struct folded_out *f)
+static void folded_out_free(struct folded_out *f)
 {
 	if (!f)
 		return;
@@ -171,3 +172,59 @@ void folded_out_free(struct folded_out *f)
 	free(f->buf);
 	free(f);
 }
+
+/* ------------------------------------------------------ as an output */
+static bool fo_wanted(const struct rp_setup *su)
+{
+	return su->sel->folded;
+}
+
+static unsigned fo_needs(const struct rp_setup *su)
+{
+	(void)su;
+	return 0;
+}
+
+static void *fo_begin(const struct rp_setup *su, char *err, size_t errlen)
+{
+	struct folded_out *f = folded_out_new(su->env, su->sel->folded_lat);
+
+	if (!f)
+		snprintf(err, errlen, "out of memory");
+	else
+		f->out = su->out;
+	return f;
+}
+
+static int fo_session(void *o, const struct rp_session *s)
+{
+	if (s->e->flags & RS_SESS_INTERIM)
+		return 0;
+	return folded_out_session(o, s);
+}
+
+static int fo_finish(void *o, char *err, size_t errlen)
+{
+	struct folded_out *f = o;
+
+	if (folded_out_finish(f, f->out)) {
+		snprintf(err, errlen, "--folded: out of memory or a write error");
+		return -1;
+	}
+	return 0;
+}
+
+static void fo_free(void *o)
+{
+	folded_out_free(o);
+}
+
+const struct rp_output rp_out_folded = {
+	.name = "folded",
+	.wanted = fo_wanted,
+	.needs = fo_needs,
+	.begin = fo_begin,
+	.session = fo_session,
+	.finish = fo_finish,
+	.free = fo_free,
+};

@@ -11,6 +11,8 @@
 #include <time.h>
 #include "info_cmd.h"
 #include "../format/rsfile.h"
+#include "../common/shared_opts.h"
+#include "report_version.h"
 
 #define PROG "retsnoop-report info"
 
@@ -39,75 +41,69 @@ static void put_flags(const char *label, uint32_t v, const char *const *names, i
 	printf("%s\n", any ? "" : " (none)");
 }
 
-int info_main(int argc, char **argv)
+/* a flight recording: its cap and what the ring overwrote */
+static void put_ring(const struct rsf_ring_info *ri)
 {
-	static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
-		"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
-	static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
-	const struct rsf_meta *m;
-	const struct rsf_stats *st;
-	const struct rsf_func *funcs;
-	struct rsf_reader *rd;
-	size_t nfuncs, nksyms, nmods, nentry = 0;
-	uint64_t nrec = 0, final = 0, interim = 0, ignored = 0, failed = 0, starts = 0, traces = 0, lbrs = 0;
-	uint64_t first_ts = 0, last_ts = 0;
+	printf("%-22s flight recorder, at most %" PRIu64 " bytes on disk\n", "Max size:",
+	       ri->max_size);
+	if (!ri->chunks_lost && !ri->sessions_cut) {
+		printf("%-22s nothing (the ring never wrapped)\n", "Overwritten:");
+		return;
+	}
+	printf("%-22s %" PRIu64 " session(s), %" PRIu64 " record(s), %" PRIu64 " byte(s) in %"
+	       PRIu64 " chunk(s) of older data\n", "Overwritten:", ri->sessions_lost + ri->sessions_cut,
+	       ri->records_lost, ri->bytes_lost, ri->chunks_lost);
+	if (ri->sessions_cut)
+		printf("  %" PRIu64 " of these session(s) were cut by the wrap (their start was "
+		       "overwritten): counted, not rendered\n", ri->sessions_cut);
+}
+
+struct info_counts {
+	uint64_t nrec, final, interim, ignored, failed, starts, traces, lbrs;
+	uint64_t first_ts, last_ts;
+};
+
+/* reads every record; the reader's final status */
+static enum rsf_status count_records(struct rsf_reader *rd, struct info_counts *c)
+{
 	enum rsf_status s;
-	char err[512];
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: retsnoop-report info FILE\nDescribe a recording: header, attach details, "
-		       "session counts, drops and integrity.\n");
-		return 0;
-	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
-		fprintf(stderr, PROG ": expected exactly one recording file\n");
-		return 2;
-	}
-	rd = rsf_reader_open(argv[1], err, sizeof(err));
-	if (!rd) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
-	m = rsf_reader_meta(rd);
-	funcs = rsf_reader_funcs(rd, &nfuncs);
-	rsf_reader_ksyms(rd, &nksyms);
-	rsf_reader_modules(rd, &nmods);
-	for (size_t i = 0; i < nfuncs; i++)
-		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
-
+	memset(c, 0, sizeof(*c));
 	while (1) {
 		const struct rs_rec_hdr *h;
 
 		s = rsf_reader_next(rd, &h);
 		if (s != RSF_OK)
-			break;
-		nrec++;
+			return s;
+		c->nrec++;
 		if (h->type == RS_REC_SESSION_END && h->size >= offsetof(struct rs_rec_session_end, frames)) {
 			const struct rs_rec_session_end *e = (const void *)h;
 
 			if (e->flags & RS_SESS_IGNORED)
-				ignored++;
+				c->ignored++;
 			else if (e->flags & RS_SESS_INTERIM)
-				interim++;
+				c->interim++;
 			else {
-				final++;
-				failed += !!(e->flags & RS_SESS_IS_ERR);
-				if (!first_ts || e->start_ts < first_ts)
-					first_ts = e->start_ts;
-				if (e->end_ts > last_ts)
-					last_ts = e->end_ts;
+				c->final++;
+				c->failed += !!(e->flags & RS_SESS_IS_ERR);
+				if (!c->first_ts || e->start_ts < c->first_ts)
+					c->first_ts = e->start_ts;
+				if (e->end_ts > c->last_ts)
+					c->last_ts = e->end_ts;
 			}
 		} else if (h->type == RS_REC_SESSION_START) {
-			starts++;
+			c->starts++;
 		} else if (h->type == RS_REC_TRACE_ENTRY || h->type == RS_REC_TRACE_EXIT) {
-			traces++;
+			c->traces++;
 		} else if (h->type == RS_REC_LBR) {
-			lbrs++;
+			c->lbrs++;
 		}
 	}
-	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
+}
 
-	printf("%-22s %s\n", "File:", argv[1]);
+static void print_header(const char *path, const struct rsf_meta *m)
+{
+	printf("%-22s %s\n", "File:", path);
 	printf("%-22s %u (%s-endian, %u-bit recorder)\n", "Format version:", m->format_version,
 	       m->endian_word == 0x01020304 ? "same" : "other", m->word_size * 8);
 	printf("%-22s %s\n", "Recorder version:", m->recorder_version);
@@ -121,6 +117,61 @@ int info_main(int argc, char **argv)
 	printf("%s\n", m->build_id_len ? "" : "(unknown)");
 	printf("%-22s %s\n", "Hostname:", m->hostname);
 	printf("%-22s 0x%" PRIx64 "\n", "Runtime _text:", m->text_addr);
+}
+
+static int word(void *ctx, const char *w, struct opt_error *e)
+{
+	const char **path = ctx;
+
+	if (*path)
+		return opt_fail(e, OPT_EUSAGE, "unexpected argument '%s' (one recording at a time)", w);
+	*path = w;
+	return OPT_OK;
+}
+
+/* the recording to describe, or NULL with the exit status */
+static const char *parse_args(int argc, char **argv, int *status)
+{
+	const char *path = NULL;
+	struct shared_opts s;
+	struct opt_group groups[1] = { { shared_opt_table, shared_opt_count, &s } };
+	struct opt_cmdline c = {
+		.prog = PROG, .cmd = OPT_INFO, .groups = groups, .ngroups = 1,
+		.dashdash = OPT_DD_WORDS, .word = word, .word_ctx = &path,
+	};
+	struct opt_error e;
+	int r;
+
+	shared_opts_init(&s, OPT_INFO, NULL, NULL);
+	r = opt_parse(&c, argc, argv, &e);
+	if (r == OPT_OK && !s.help && !s.usage && !s.version && !path)
+		r = opt_fail(&e, OPT_EUSAGE, "no recording file given");
+	*status = 0;
+	if (r < 0) {
+		opt_error_print(stderr, PROG, r, &e);
+		*status = 2;
+	} else if (s.help) {
+		printf("Usage: " PROG " [OPTIONS] FILE\nDescribe a recording: header, attach details, "
+		       "session counts, drops and integrity.\n\n");
+		opt_help(stdout, &c);
+	} else if (s.usage) {
+		opt_usage(stdout, &c, "FILE");
+	} else if (s.version) {
+		printf(PROG " %s\n", REPORT_VERSION);
+	} else {
+		return path;
+	}
+	return NULL;
+}
+
+static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
+	"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
+static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
+
+/* start, end, duration, first and last session */
+static void print_times(const struct rsf_meta *m, const struct rsf_stats *st,
+			const struct info_counts *c)
+{
 	put_time("Start time:", (int64_t)m->start_realtime_ns);
 	if (st && st->end_realtime_ns) {
 		put_time("End time:", (int64_t)st->end_realtime_ns);
@@ -129,10 +180,23 @@ int info_main(int argc, char **argv)
 	} else {
 		printf("%-22s (unknown: %s)\n", "End time:", st ? "not in the trailer" : "no trailer");
 	}
-	if (final) {
-		put_time("First session:", (int64_t)first_ts + m->mono_to_realtime_ns);
-		put_time("Last session end:", (int64_t)last_ts + m->mono_to_realtime_ns);
+	if (c->final) {
+		put_time("First session:", (int64_t)c->first_ts + m->mono_to_realtime_ns);
+		put_time("Last session end:", (int64_t)c->last_ts + m->mono_to_realtime_ns);
 	}
+}
+
+/* attach mode, tables, features and the record counts */
+static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
+{
+	const struct rsf_meta *m = rsf_reader_meta(rd);
+	size_t nfuncs, nksyms, nmods, nentry = 0;
+	const struct rsf_func *funcs = rsf_reader_funcs(rd, &nfuncs);
+
+	rsf_reader_ksyms(rd, &nksyms);
+	rsf_reader_modules(rd, &nmods);
+	for (size_t i = 0; i < nfuncs; i++)
+		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
 	printf("%-22s %s\n", "Attach mode:", m->attach_mode[0] ? m->attach_mode : "(unknown)");
 	printf("%-22s %zu (%zu entry)\n", "Traced functions:", nfuncs, nentry);
 	printf("%-22s %zu function symbol(s), %zu module(s)\n", "Kallsyms snapshot:", nksyms, nmods);
@@ -143,36 +207,70 @@ int info_main(int argc, char **argv)
 		       m->lbr_status[0] ? ", not captured: " : ", captured", m->lbr_status);
 	printf("%-22s %" PRIu64 " record(s): %" PRIu64 " session(s) (%" PRIu64 " failed, %" PRIu64
 	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
-	       " trace, %" PRIu64 " LBR\n", "Records:", nrec, final, failed, final - failed, interim,
-	       ignored, starts, traces, lbrs);
+	       " trace, %" PRIu64 " LBR\n", "Records:", c->nrec, c->final, c->failed,
+	       c->final - c->failed, c->interim, c->ignored, c->starts, c->traces, c->lbrs);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
-	if (st) {
-		const struct rs_bpf_stats *b = &st->bpf;
+	if (rsf_reader_ring(rd)->max_size)
+		put_ring(rsf_reader_ring(rd));
+}
 
-		printf("%-22s %" PRIu64 " attached, %" PRIu64 " failed\n", "Attach:", st->funcs_attached,
-		       st->funcs_failed);
-		printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
-		       st->detach_ns / 1e6);
-		printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
-		       st->records_written, st->chunks_written);
-		printf("Statistics:\n");
-		printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
-		printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
-		printf("  %-26s %" PRIu64 "\n", "sessions incomplete", b->sessions_incomplete);
-		printf("  %-26s %" PRIu64 "\n", "sessions table full", b->sessions_table_full);
-		printf("  %-26s %" PRIu64 "\n", "sessions exited", b->sessions_exited);
-		printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
-		printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
-		printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
-		printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
-		if (st->prog_misses_known)
-			printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
-		else
-			printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
-		if (b->sessions_emitted != final + interim + ignored)
-			printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
-			       b->sessions_emitted, final + interim + ignored);
+/* the trailer: attach results and every counter, zeros included
+ * (RING_LOST: a flight recording lost older chunks) */
+static void print_trailer(const struct rsf_stats *st, const struct info_counts *c, bool ring_lost)
+{
+	const struct rs_bpf_stats *b = &st->bpf;
+	uint64_t in_file = c->final + c->interim + c->ignored;
+
+	printf("%-22s %" PRIu64 " attached, %" PRIu64 " failed\n", "Attach:", st->funcs_attached,
+	       st->funcs_failed);
+	printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
+	       st->detach_ns / 1e6);
+	printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
+	       st->records_written, st->chunks_written);
+	printf("Statistics:\n");
+	printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
+	printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
+	printf("  %-26s %" PRIu64 "\n", "sessions incomplete", b->sessions_incomplete);
+	printf("  %-26s %" PRIu64 "\n", "sessions table full", b->sessions_table_full);
+	printf("  %-26s %" PRIu64 "\n", "sessions exited", b->sessions_exited);
+	printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
+	printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
+	printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
+	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
+	if (st->prog_misses_known)
+		printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
+	else
+		printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
+	if (b->sessions_emitted != in_file && !ring_lost)
+		printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
+		       b->sessions_emitted, in_file);
+}
+
+int info_main(int argc, char **argv)
+{
+	const struct rsf_stats *st;
+	struct rsf_reader *rd;
+	struct info_counts c;
+	enum rsf_status s;
+	const char *path;
+	char err[512];
+	int status;
+
+	path = parse_args(argc, argv, &status);
+	if (!path)
+		return status;
+	rd = rsf_reader_open(path, err, sizeof(err));
+	if (!rd) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
 	}
+	s = count_records(rd, &c);
+	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
+	print_header(path, rsf_reader_meta(rd));
+	print_times(rsf_reader_meta(rd), st, &c);
+	print_contents(rd, &c);
+	if (st)
+		print_trailer(st, &c, rsf_reader_ring(rd)->chunks_lost);
 	if (s == RSF_DAMAGED)
 		printf("%-22s DAMAGED: %s\n", "Integrity:", rsf_reader_error(rd));
 	else if (!st)

@@ -1,16 +1,11 @@
-/* json_out.h - `--format json`: one JSON object per session (NDJSON); the
- * fields are documented in docs/json-schema.md. */
+/* json_out.h - `--format json` as a report output (output.h): one JSON
+ * object per session snapshot (NDJSON) on stdout; the fields are
+ * documented in docs/json-schema.md. */
 #ifndef RS_JSON_OUT_H
 #define RS_JSON_OUT_H
 
-#include <stdio.h>
-#include "analysis.h"
+#include "output.h"
 
-struct json_out;
-struct json_out *json_out_new(struct anl_env *env, FILE *out);
-int json_out_session(struct json_out *j, const struct anl_session *s);
-void json_out_free(struct json_out *j);
-/* writes S as a JSON string literal (quotes included) */
-void json_put_str(FILE *out, const char *s);
+extern const struct rp_output rp_out_json;
 
 #endif

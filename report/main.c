@@ -9,20 +9,24 @@
 #include <string.h>
 #include <strings.h>
 #include "format/rsfile.h"
-#include "report/report.h"
-#include "report/report_config.h"
 #include "report/addr2line_cmd.h"
-#include "report/analysis.h"
+#include "report/diff_cmd.h"
 #include "report/info_cmd.h"
+#include "report/multi_cmd.h"
+#include "report/pipeline.h"
+#include "report/report_args.h"
+#include "report/report_config.h"
 
 #define PROG "retsnoop-report"
-#define REPORT_VERSION "0.1"
+#include "report/report_version.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: " PROG " [OPTIONS] FILE\n"
-		"Render the sessions of a retsnoop-record recording as call stacks.\n\n"
+		"Usage: " PROG " [OPTIONS] FILE...\n"
+		"       " PROG " diff [--format text|json] OLD NEW\n"
+		"Render the sessions of retsnoop-record recordings as call stacks (several\n"
+		"recordings: merged in time order, each session labelled with its recording).\n\n"
 		"  -s                       symbolize with source lines (needs DWARF)\n"
 		"  -ss                      source lines and inlined functions (needs DWARF)\n"
 		"  -sn                      kallsyms names only (no DWARF)\n"
@@ -43,7 +47,7 @@ static void usage(FILE *f)
 		"  -v                       verbose: recording details and totals on stderr\n"
 		"  -h, --help               this help\n"
 		"      --version            print the version\n");
-	anl_usage(f);
+	report_args_usage(f);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -70,26 +74,72 @@ static void print_meta(const struct rsf_meta *m, size_t nksyms, size_t nmods, si
 		nksyms, nmods, nfuncs);
 }
 
-/* the report of one recording; ANL (owned by the caller) collects the
+/* the recording at PATH through the report pipeline; the exit status */
+static int render(struct rsf_reader *rd, const char *path, const struct report_opts *opts,
+		  struct report_args *ra)
+{
+	struct rp_config cfg = {
+		.prog = PROG, .out = stdout, .msgs = stderr, .opts = *opts, .sel = ra->sel,
+		.filt = &ra->filt, .drop_table = true,
+	};
+	struct rp_env t = { .meta = rsf_reader_meta(rd) };
+	enum rsf_status st;
+	struct rp *p;
+	char err[512];
+	int ret = 0;
+
+	t.ksyms = rsf_reader_ksyms(rd, &t.nksyms);
+	t.mods = rsf_reader_modules(rd, &t.nmods);
+	t.funcs = rsf_reader_funcs(rd, &t.nfuncs);
+	p = rp_new(&cfg, &t, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	if (rp_attach_symbols(p, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s: %s\n", path, err);
+		rp_free(p);
+		return 2;   /* the vmlinux given or found does not fit the recording */
+	}
+	while (1) {
+		const struct rs_rec_hdr *rec;
+
+		st = rsf_reader_next(rd, &rec);
+		if (st != RSF_OK)
+			break;
+		rp_feed(p, rec);
+	}
+	if (rp_finish(p, st == RSF_END ? rsf_reader_stats(rd) : NULL, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		ret = 1;
+	}
+	rp_free(p);
+	if (st == RSF_DAMAGED) {
+		fprintf(stderr, PROG ": %s: %s\n", path, rsf_reader_error(rd));
+		ret = 2;
+	} else if (!rsf_reader_stats(rd)) {
+		fprintf(stderr, PROG ": %s: the recording is incomplete (no trailer: the recorder "
+			"was killed?); statistics are unavailable\n", path);
+	}
+	return ret;
+}
+
+/* the report of one recording; RA (owned by the caller) collects the
  * outputs and filters */
-static int run_report(struct anl *anl, int argc, char **argv)
+static int run_report(struct report_args *ra, int argc, char **argv)
 {
 	struct report_opts opts = {
 		.symb = SYMB_DEFAULT,
 		.show_stack = true,
 	};
 	const char *path = NULL;
+	const char *paths[64];   /* several recordings: one merged report */
+	size_t npaths = 0;
 	char err[512];
 	struct rsf_reader *rd;
-	struct report *rep;
-	const struct rsf_ksym *ksyms;
-	const struct rsf_module *mods;
-	const struct rsf_func *funcs;
-	size_t nksyms, nmods, nfuncs;
-	enum rsf_status st;
 	bool want_trace = false, want_stack = false, want_lbr = false;
 	uint32_t mode;
-	int ret = 0, n;
+	int ret, n;
 
 	/* one thread writes stdout: no per-call stream locking (it was a tenth
 	 * of the JSON output's time) */
@@ -156,28 +206,38 @@ static int run_report(struct anl *anl, int argc, char **argv)
 		} else if (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
 			opts.verbose += (int)strlen(a + 1);
 		} else if (!strcmp(a, "--")) {
-			if (i + 1 < argc && !path)
-				path = argv[++i];
+			while (i + 1 < argc && npaths < 64)
+				paths[npaths++] = argv[++i];
 			if (i + 1 < argc)
-				return usage_error("unexpected argument '%s'", argv[i + 1]);
-		} else if ((n = anl_parse_arg(anl, argc, argv, i, err, sizeof(err))) != 0) {
+				return usage_error("too many recordings (at most 64)");
+		} else if ((n = report_args_parse(ra, argc, argv, i, 1, err, sizeof(err))) != 0) {
 			if (n < 0)
 				return usage_error("%s", err);
 			i += n - 1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("unknown option '%s'", a);
-		} else if (path) {
-			return usage_error("unexpected argument '%s' (one recording at a time)", a);
+		} else if (npaths == 64) {
+			return usage_error("too many recordings (at most 64)");
 		} else {
-			path = a;
+			paths[npaths++] = a;
 		}
 	}
-	if (!path)
+	if (!npaths)
 		return usage_error("%s", "no recording file given");
+	for (size_t k = 0; k < npaths; k++)   /* the output guard: nothing read may be overwritten */
+		if (rp_sel_check_vs(&ra->sel, paths[k], "the recording being read", err, sizeof(err)))
+			return usage_error("%s", err);
+	if (npaths > 1 && opts.vmlinux)
+		return usage_error("-k names one vmlinux: with several recordings, each one's is "
+				   "found by its build-id");
+	if (npaths > 1)
+		return multi_report(PROG, paths, npaths, &opts, ra,
+				    (struct view_ask){ want_trace, want_stack, want_lbr });
+	path = paths[0];
 
 	/* the output guard: nothing read may be overwritten */
-	if (anl_check_output_vs(anl, path, "the recording being read", err, sizeof(err)) ||
-	    anl_check_output_vs(anl, opts.vmlinux, "the vmlinux given with -k", err, sizeof(err)))
+	if (rp_sel_check_vs(&ra->sel, path, "the recording being read", err, sizeof(err)) ||
+	    rp_sel_check_vs(&ra->sel, opts.vmlinux, "the vmlinux given with -k", err, sizeof(err)))
 		return usage_error("%s", err);
 	rd = rsf_reader_open(path, err, sizeof(err));
 	if (!rd) {   /* not a usage error: no --help hint */
@@ -217,63 +277,33 @@ static int run_report(struct anl *anl, int argc, char **argv)
 	if (opts.show_lbr && rsf_reader_meta(rd)->lbr_status[0])
 		fprintf(stderr, PROG ": %s: no LBR view: LBR was not captured (%.*s)\n", path,
 			(int)sizeof(rsf_reader_meta(rd)->lbr_status), rsf_reader_meta(rd)->lbr_status);
-	ksyms = rsf_reader_ksyms(rd, &nksyms);
-	mods = rsf_reader_modules(rd, &nmods);
-	funcs = rsf_reader_funcs(rd, &nfuncs);
-	if (opts.verbose)
+	if (opts.verbose) {
+		size_t nksyms, nmods, nfuncs;
+
+		rsf_reader_ksyms(rd, &nksyms);
+		rsf_reader_modules(rd, &nmods);
+		rsf_reader_funcs(rd, &nfuncs);
 		print_meta(rsf_reader_meta(rd), nksyms, nmods, nfuncs);
-
-	if (anl_start(anl, rd, &opts, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
-		rsf_reader_close(rd);
-		return 2;
 	}
-	rep = report_new(rsf_reader_meta(rd), ksyms, nksyms, mods, nmods, funcs, nfuncs,
-			 &opts, stdout, err, sizeof(err));
-	if (!rep) {
-		fprintf(stderr, PROG ": %s: %s\n", path, err);
-		rsf_reader_close(rd);
-		return 2;   /* the vmlinux given or found does not fit the recording */
-	}
-	anl_set_symbolizer(anl, report_symbolizer(rep));
-	while (1) {
-		const struct rs_rec_hdr *rec;
-
-		st = rsf_reader_next(rd, &rec);
-		if (st != RSF_OK)
-			break;
-		anl_feed(anl, rep, rec);
-	}
-	if (anl_finish(anl, rep, st == RSF_END ? rsf_reader_stats(rd) : NULL))
-		ret = 1;
+	ret = render(rd, path, &opts, ra);
 	fflush(stdout);
-	if (st == RSF_DAMAGED) {
-		fprintf(stderr, PROG ": %s: %s\n", path, rsf_reader_error(rd));
-		ret = 2;
-	} else if (!rsf_reader_stats(rd)) {
-		fprintf(stderr, PROG ": %s: the recording is incomplete (no trailer: the recorder "
-			"was killed?); statistics are unavailable\n", path);
-	}
-	report_free(rep);
 	rsf_reader_close(rd);
 	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	struct anl *anl;
+	struct report_args ra;
 	int ret;
 
 	if (argc > 1 && !strcmp(argv[1], "addr2line"))
 		return addr2line_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "info"))
 		return info_main(argc - 1, argv + 1);
-	anl = anl_new(PROG);
-	if (!anl) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
-	ret = run_report(anl, argc, argv);
-	anl_free(anl);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
+	report_args_init(&ra);
+	ret = run_report(&ra, argc, argv);
+	report_args_free(&ra);
 	return ret;
 }

@@ -197,6 +197,34 @@ int stack_view_merge(struct symbolizer *sym, const struct sv_frame *lf, int nl,
 	return m;
 }
 
+/* the `!` rows of logical frames [from, to): traced functions absent
+ * from the kernel stack */
+static int emit_pending(struct sv_table *t, const struct sv_frame *lf, int from, int to,
+			const struct sv_opts *o)
+{
+	for (int j = from; j < to; j++)
+		if (emit_missing(t, &lf[j], o))
+			return -1;
+	return 0;
+}
+
+/* kernel-only rows kf[from, to), hiding the filtered ones */
+static int emit_kernel_range(struct sv_table *t, const struct sv_kframe *kf, int from, int to,
+			     const struct sv_opts *o)
+{
+	for (int i = from; i < to; i++)
+		if ((!kf[i].filtered || o->unfiltered) && emit_kernel(t, &kf[i], NULL, o))
+			return -1;
+	return 0;
+}
+
+/* Call order: a traced function absent from the kernel stack (a tail
+ * call, or one that had returned when the stack was taken) goes right
+ * before the next traced function found on it, after the kernel-only
+ * frames above that one (its caller is among them or is the traced frame
+ * before); when no traced function below it is on the stack, after the
+ * remaining kernel frames. So every attach mode lists shared frames in the
+ * same order, whichever of them the kernel stack happens to hold. */
 int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 		     const struct sv_frame *lf, int nl,
 		     const uint64_t *kstack, int nk, const struct sv_opts *o)
@@ -204,7 +232,7 @@ int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 	/* sized by the real depth: a session's worth, never a fixed 127 */
 	struct sv_kframe *kf = malloc((nk > 0 ? (size_t)nk : 1) * sizeof(*kf));
 	int *match = malloc((nl > 0 ? (size_t)nl : 1) * sizeof(*match));
-	int m, i = 0, ret = -1;
+	int m, i = 0, pend = 0, ret = -1;
 
 	if (!kf || !match)
 		goto out;
@@ -212,21 +240,16 @@ int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 	for (int j = 0; j < nl; j++) {
 		int k = match[j];
 
-		if (k < 0) {
-			if (emit_missing(t, &lf[j], o))
-				goto out;
-			continue;
-		}
-		for (; i < k; i++)
-			if ((!kf[i].filtered || o->unfiltered) && emit_kernel(t, &kf[i], NULL, o))
-				goto out;
-		if (emit_kernel(t, &kf[k], &lf[j], o))
+		if (k < 0)
+			continue;       /* pending until the next matched frame */
+		if (emit_kernel_range(t, kf, i, k, o) || emit_pending(t, lf, pend, j, o) ||
+		    emit_kernel(t, &kf[k], &lf[j], o))
 			goto out;
 		i = k + 1;
+		pend = j + 1;
 	}
-	for (; i < m; i++)
-		if ((!kf[i].filtered || o->unfiltered) && emit_kernel(t, &kf[i], NULL, o))
-			goto out;
+	if (emit_kernel_range(t, kf, i, m, o) || emit_pending(t, lf, pend, nl, o))
+		goto out;
 	ret = 0;
 out:
 	free(match);
@@ -278,7 +301,10 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 		const struct sv_row *r = &t->rows[i];
 		char *p = line;
 
-		*p++ = r->kind == SV_ROW_MISSING ? '!' : ' ';
+		/* `!` traced but not on the kernel stack; `~` a BPF frame
+		 * shown only because of stacks.unfiltered (before its address
+		 * instead with stacks.emit-addrs) */
+		*p++ = r->kind == SV_ROW_MISSING ? '!' : r->filtered && r->sym[0] != '~' ? '~' : ' ';
 		p = put_col(p, r->stitched && r->kind != SV_ROW_INLINE ? "\u2307" : " ", 0, false);
 		*p++ = ' ';
 		p = put_col(p, r->dur, wdur, true);
@@ -290,6 +316,8 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 		*p++ = ' ';
 		*p++ = ' ';
 		p = put_col(p, r->src, wsrc, false);
+		while (p > line && p[-1] == ' ')   /* no trailing blanks */
+			p--;
 		*p++ = '\n';
 		fwrite(line, 1, (size_t)(p - line), out);
 	}

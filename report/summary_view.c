@@ -30,7 +30,8 @@ struct entry_stat {
 };
 
 struct summary_view {
-	struct anl_env *env;
+	struct rp_env *env;
+	FILE *out;
 	uint64_t sessions, failed, no_frames;
 	struct fail_key *fails;
 	size_t nfails, capfails;
@@ -61,7 +62,9 @@ uint64_t lath_value(int idx)
 	return (1ULL << e) | ((uint64_t)sub << (e - 6));
 }
 
-struct summary_view *summary_view_new(struct anl_env *env)
+static void summary_view_free(struct summary_view *v);
+
+static struct summary_view *summary_view_new(struct rp_env *env)
 {
 	struct summary_view *v = calloc(1, sizeof(*v));
 
@@ -136,10 +139,10 @@ static int fail_add(struct summary_view *v, uint32_t id, int64_t value)
 	return 0;
 }
 
-int summary_view_session(struct summary_view *v, const struct anl_session *s)
+static int summary_view_session(struct summary_view *v, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
-	uint64_t lat = anl_session_latency(s);
+	uint64_t lat = rp_session_latency(s);
 	struct entry_stat *es;
 	int deepest = -1;
 
@@ -158,13 +161,13 @@ int summary_view_session(struct summary_view *v, const struct anl_session *s)
 	if (e->flags & RS_SESS_IS_ERR)
 		es->failed++;
 	for (int i = e->nframes - 1; i >= 0 && deepest < 0; i--)
-		if (result_is_error(e->frames[i].res, anl_func_flags(v->env, e->frames[i].func_id)))
+		if (result_is_error(e->frames[i].res, rp_func_flags(v->env, e->frames[i].func_id)))
 			deepest = i;
 	if (deepest < 0)
 		return 0;
 	{
 		uint32_t id = e->frames[deepest].func_id;
-		int64_t val = result_normalize(e->frames[deepest].res, anl_func_flags(v->env, id));
+		int64_t val = result_normalize(e->frames[deepest].res, rp_func_flags(v->env, id));
 
 		if (fail_add(v, id, val) || deep_add(es, id))
 			return -1;
@@ -230,7 +233,7 @@ static void print_lat_row(FILE *out, const char *name, const struct entry_stat *
 		percentile(es, 0.99) / 1000.0, es->max / 1000.0);
 }
 
-void summary_view_print(struct summary_view *v, FILE *out)
+static void summary_view_print(struct summary_view *v, FILE *out)
 {
 	char nb[32], nb2[32], res[RESULT_FMT_MAX];
 
@@ -246,7 +249,7 @@ void summary_view_print(struct summary_view *v, FILE *out)
 
 		size_t k;
 
-		result_fmt(res, sizeof(res), f->value, anl_func_flags(v->env, f->func_id) &
+		result_fmt(res, sizeof(res), f->value, rp_func_flags(v->env, f->func_id) &
 			   ~(uint32_t)RS_FUNC_NEEDS_SIGN_EXT);
 		k = strlen(res);
 		if (k >= 2 && res[0] == '[') {   /* the table needs no brackets */
@@ -254,7 +257,7 @@ void summary_view_print(struct summary_view *v, FILE *out)
 			res[k - 2] = '\0';
 		}
 		fprintf(out, "  %9" PRIu64 "  %-40s %s\n", f->count,
-			anl_func_name(v->env, f->func_id, nb, sizeof(nb)), res);
+			rp_func_name(v->env, f->func_id, nb, sizeof(nb)), res);
 	}
 	if (!v->nfails)
 		fprintf(out, "  (no failing function)\n");
@@ -266,7 +269,7 @@ void summary_view_print(struct summary_view *v, FILE *out)
 		"COUNT");
 	for (size_t i = 0; i < v->nentries; i++) {
 		struct entry_stat *es = &v->entries[i];
-		const char *name = anl_func_name(v->env, es->func_id, nb, sizeof(nb));
+		const char *name = rp_func_name(v->env, es->func_id, nb, sizeof(nb));
 
 		if (es->ndeep)
 			qsort(es->deep, es->ndeep, sizeof(*es->deep), cmp_deep);
@@ -274,7 +277,7 @@ void summary_view_print(struct summary_view *v, FILE *out)
 			fprintf(out, "  %-32s %9" PRIu64 " %9" PRIu64 "  %-32s %9s\n", name,
 				es->sessions, es->failed, "-", "-");
 		for (size_t k = 0; k < es->ndeep; k++) {
-			const char *dn = anl_func_name(v->env, es->deep[k].func_id, nb2, sizeof(nb2));
+			const char *dn = rp_func_name(v->env, es->deep[k].func_id, nb2, sizeof(nb2));
 
 			if (k == 0)
 				fprintf(out, "  %-32s %9" PRIu64 " %9" PRIu64 "  %-32s %9" PRIu64 "\n",
@@ -288,7 +291,7 @@ void summary_view_print(struct summary_view *v, FILE *out)
 	fprintf(out, "\nENTRY LATENCY (us):\n");
 	fprintf(out, "  %-32s %9s %12s %12s %12s %12s\n", "ENTRY", "SESSIONS", "P50", "P90", "P99", "MAX");
 	for (size_t i = 0; i < v->nentries; i++)
-		print_lat_row(out, anl_func_name(v->env, v->entries[i].func_id, nb, sizeof(nb)),
+		print_lat_row(out, rp_func_name(v->env, v->entries[i].func_id, nb, sizeof(nb)),
 			      &v->entries[i]);
 	if (v->all.sessions)
 		print_lat_row(out, "(all)", &v->all);
@@ -296,7 +299,7 @@ void summary_view_print(struct summary_view *v, FILE *out)
 		fprintf(out, "\n%" PRIu64 " session(s) without frames.\n", v->no_frames);
 }
 
-void summary_view_free(struct summary_view *v)
+static void summary_view_free(struct summary_view *v)
 {
 	if (!v)
 		return;
@@ -310,3 +313,58 @@ void summary_view_free(struct summary_view *v)
 	free(v->all.hist);
 	free(v);
 }
+
+/* ------------------------------------------------------ as an output */
+static bool sv_wanted(const struct rp_setup *su)
+{
+	return su->sel->summary;
+}
+
+static unsigned sv_needs(const struct rp_setup *su)
+{
+	(void)su;
+	return 0;
+}
+
+static void *sv_begin(const struct rp_setup *su, char *err, size_t errlen)
+{
+	struct summary_view *v = summary_view_new(su->env);
+
+	if (!v)
+		snprintf(err, errlen, "out of memory");
+	else
+		v->out = su->out;
+	return v;
+}
+
+static int sv_session(void *o, const struct rp_session *s)
+{
+	if (s->e->flags & RS_SESS_INTERIM)
+		return 0;
+	return summary_view_session(o, s);
+}
+
+static int sv_finish(void *o, char *err, size_t errlen)
+{
+	struct summary_view *v = o;
+
+	(void)err;
+	(void)errlen;
+	summary_view_print(v, v->out);
+	return 0;   /* stdout is flushed and checked by the pipeline */
+}
+
+static void sv_free(void *o)
+{
+	summary_view_free(o);
+}
+
+const struct rp_output rp_out_summary = {
+	.name = "summary",
+	.wanted = sv_wanted,
+	.needs = sv_needs,
+	.begin = sv_begin,
+	.session = sv_session,
+	.finish = sv_finish,
+	.free = sv_free,
+};

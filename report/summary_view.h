@@ -1,17 +1,14 @@
-/* summary_view.h - the `summary` view: failing functions x error codes,
- * the deepest failing function per entry function, and entry latency
- * percentiles; aggregates only, memory bounded by distinct functions. */
+/* summary_view.h - the `summary` view as a report output (output.h):
+ * failing functions x error codes, the deepest failing function per entry
+ * function, and entry latency percentiles; aggregates only, memory bounded
+ * by distinct functions. */
 #ifndef RS_SUMMARY_VIEW_H
 #define RS_SUMMARY_VIEW_H
 
-#include <stdio.h>
-#include "analysis.h"
+#include <stdint.h>
+#include "output.h"
 
-struct summary_view;
-struct summary_view *summary_view_new(struct anl_env *env);
-int summary_view_session(struct summary_view *v, const struct anl_session *s);
-void summary_view_print(struct summary_view *v, FILE *out);
-void summary_view_free(struct summary_view *v);
+extern const struct rp_output rp_out_summary;
 
 /* log-linear latency histogram (exposed for tests) */
 /* exact below 128, then 64 sub-buckets per power of two (<1.6% error) */

@@ -149,8 +149,15 @@ void trace_view_print(FILE *out, const struct tv_table *t)
 	fputc('\n', out);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tv_row *r = &t->rows[i];
+		char line[sizeof(r->sym) + sizeof(r->res) + sizeof(r->dur) + 8];
+		int n = snprintf(line, sizeof(line), "%-*s   %-*s  %*s", wsym, r->sym, wres, r->res,
+				 wdur, r->dur);
 
-		fprintf(out, "%-*s   %-*s  %*s\n", wsym, r->sym, wres, r->res, wdur, r->dur);
+		if (n >= (int)sizeof(line))
+			n = (int)sizeof(line) - 1;
+		while (n > 0 && line[n - 1] == ' ')   /* no trailing blanks (entry rows) */
+			n--;
+		fprintf(out, "%.*s\n", n, line);
 	}
 }
 

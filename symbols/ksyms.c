@@ -168,7 +168,8 @@ static int finalize(struct ksyms *ks)
 	return 0;
 }
 
-struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen)
+/* only_mod: keep only that module's symbols (NULL: all) */
+static struct ksyms *load_file(const char *path, const char *only_mod, char *err, size_t errlen)
 {
 	struct ksyms *ks;
 	size_t len, cap = 0, lineno = 0;
@@ -229,7 +230,7 @@ struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen)
 			}
 		}
 		p = nl + 1;
-		if (!is_func_type(type))
+		if (!is_func_type(type) || (only_mod && (!mod || strcmp(mod, only_mod))))
 			continue;
 		if (ks->n == cap) {
 			size_t ncap = cap ? cap * 2 : 65536;
@@ -251,6 +252,16 @@ struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	return ks;
+}
+
+struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen)
+{
+	return load_file(path, NULL, err, errlen);
+}
+
+struct ksyms *ksyms_load_module(const char *path, const char *module, char *err, size_t errlen)
+{
+	return load_file(path, module, err, errlen);
 }
 
 struct ksyms *ksyms_from_array(const struct ksym *v, size_t n)

@@ -19,6 +19,9 @@ struct ksyms;
 
 /* all function symbols (t T w W) of a kallsyms-format file */
 struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen);
+/* only the function symbols of one module ("bpf" for the [bpf] JIT
+ * images: trampolines and programs, which appear as BPF is loaded) */
+struct ksyms *ksyms_load_module(const char *path, const char *module, char *err, size_t errlen);
 /* from a recorded snapshot (copies the strings) */
 struct ksyms *ksyms_from_array(const struct ksym *v, size_t n);
 void ksyms_free(struct ksyms *ks);

@@ -29,13 +29,14 @@ run() {  # CMD... -> $RC, $OUT, $ERR
 }
 
 # usage_err NAME 'TEXT' CMD...: exit 2, stdout empty, stderr is one line
-# (plus retsnoop-report's hint) that starts with the program name and
-# contains TEXT
+# that starts with the program name and contains TEXT, then the hint
+# "Try 'PROG --help' for more information." (not with NO_HINT=1: input
+# errors, which are not usage errors, have no hint)
 usage_err() {
 	local name=$1 text=$2; shift 2
-	local prog=${1##*/} lines want=1
+	local prog=${PROG_NAME:-${1##*/}} lines want=1
 	run "$@"
-	[ "$prog" = retsnoop-report ] && [ -z "${NO_HINT:-}" ] && want=2
+	[ -z "${NO_HINT:-}" ] && want=2
 	lines=$(printf '%s\n' "$ERR" | wc -l)
 	if [ "$RC" != 2 ]; then
 		bad "$name: exit $RC, expected 2 (stderr: $ERR)"
@@ -87,7 +88,7 @@ for T in "$REC" "$LIVE"; do
 	usage_err "$p bad LBR flags"       "bad LBR flags 'sideways'" "$T" -e x -Bsideways "${o[@]}"
 	usage_err "$p bad -R (v0.9 -B)"    "bad LBR flags 'sideways'" "$T" -e x -Rsideways "${o[@]}"
 	usage_err "$p malformed -C"        "malformed -C 'ringbuf'" "$T" -e x -C ringbuf "${o[@]}"
-	usage_err "$p unknown -C key"      "unknown config key in 'bpf.nope=1' (see --config-help)" "$T" -e x -C bpf.nope=1 "${o[@]}"
+	usage_err "$p unknown -C key"      "unknown config key 'bpf.nope' (see --config-help)" "$T" -e x -C bpf.nope=1 "${o[@]}"
 	usage_err "$p bad ringbuf size"    "bad bpf.ringbuf-size '1000'" "$T" -e x -C bpf.ringbuf-size=1000 "${o[@]}"
 	usage_err "$p bad sessions size"   "bad bpf.sessions-size '0'" "$T" -e x -C bpf.sessions-size=0 "${o[@]}"
 	usage_err "$p bad max depth"       "bad bpf.max-depth '65'" "$T" -e x -C bpf.max-depth=65 "${o[@]}"
@@ -96,24 +97,54 @@ done
 usage_err "retsnoop-record needs -o"        "no output file: give -o FILE" "$REC" -e x
 usage_err "retsnoop-record has no -s"       "unknown option '-s'" "$REC" -s -e x -o "$W/x.rsr"
 usage_err "retsnoop-record renders nothing" "unknown option '--allow-build-id-mismatch'" "$REC" --allow-build-id-mismatch -e x -o "$W/x.rsr"
-usage_err "retsnoop-record rendering -C"    "a rendering setting: give it to retsnoop-report" "$REC" -C stacks.emit-addrs=1 -e x -o "$W/x.rsr"
+usage_err "retsnoop-record rendering -C"    "config key 'stacks.emit-addrs' is a setting of retsnoop-report and retsnoop (see --config-help)" "$REC" -C stacks.emit-addrs=1 -e x -o "$W/x.rsr"
 usage_err "retsnoop bad -s level"           "bad -s value 'q'" "$LIVE" -sq -e x
 usage_err "retsnoop bad --lbr-max-count"    "bad --lbr-max-count 'many'" "$LIVE" --lbr-max-count many -e x
 usage_err "retsnoop unknown stacks key"     "unknown config key 'stacks.nope' (see --config-help)" "$LIVE" -C stacks.nope=1 -e x
-usage_err "retsnoop bad stacks bool"        "invalid boolean 'maybe' for 'stacks.emit-addrs'" "$LIVE" -C stacks.emit-addrs=maybe -e x
+usage_err "retsnoop bad stacks bool"        "bad stacks.emit-addrs 'maybe': must be true/y/1 or false/n/0" "$LIVE" -C stacks.emit-addrs=maybe -e x
 # the report's outputs and --stack-has, live: checked before anything is traced
 usage_err "retsnoop bad --format"           "--format: expected 'text' or 'json', got 'xml'" "$LIVE" --format xml -e x
 usage_err "retsnoop bad --folded-weight"    "--folded-weight: expected 'count' or 'latency', got 'heavy'" "$LIVE" --folded-weight=heavy -e x
-usage_err "retsnoop two stdout outputs"     "--format json, --folded and summary all write to stdout: choose one" "$LIVE" --folded --format json -e x
-usage_err "retsnoop two stdout outputs (2)" "choose one" "$LIVE" --summary --folded-weight latency -e x
-usage_err "retsnoop --perfetto bad dir"     "--perfetto: cannot create '/nonexistent/dir/x.json': No such file or directory" "$LIVE" --perfetto /nonexistent/dir/x.json -e x
+NO_HINT=1 usage_err "retsnoop two stdout outputs" "--format json, --folded and summary all write to stdout: choose one" "$LIVE" --folded --format json -e x
+NO_HINT=1 usage_err "retsnoop two stdout outputs (2)" "choose one" "$LIVE" --summary --folded-weight latency -e x
+NO_HINT=1 usage_err "retsnoop --perfetto bad dir" "--perfetto: cannot create '/nonexistent/dir/x.json': No such file or directory" "$LIVE" --perfetto /nonexistent/dir/x.json -e x
 usage_err "retsnoop empty --stack-has"      "--stack-has: invalid glob ''" "$LIVE" --stack-has '' -e x
 usage_err "retsnoop --stack-has path glob"  "--stack-has: source-path globs are not supported here (':kernel/bpf/*.c')" "$LIVE" --stack-has ':kernel/bpf/*.c' -e x
 for f in --format --perfetto --stack-has --folded-weight; do
-	usage_err "retsnoop-record has no $f"   "unknown option '$f' (an output or filter of retsnoop-report" "$REC" "$f" x -e x -o "$W/x.rsr"
+	usage_err "retsnoop-record has no $f"   "unknown option '$f'" "$REC" "$f" x -e x -o "$W/x.rsr"
 done
 for f in --folded --summary; do
-	usage_err "retsnoop-record has no $f"   "unknown option '$f' (an output or filter of retsnoop-report" "$REC" "$f" -e x -o "$W/x.rsr"
+	usage_err "retsnoop-record has no $f"   "unknown option '$f'" "$REC" "$f" -e x -o "$W/x.rsr"
+done
+
+good() {  # NAME 'TEXT' CMD...
+	local name=$1 text=$2; shift 2
+	run "$@"
+	if [ "$RC" = 0 ] && [ -z "$ERR" ] && grep -qF -- "$text" <<<"$OUT"; then ok
+	else bad "$name: exit $RC, stderr '$ERR', stdout lacks '$text'"; fi
+}
+# ---- one option layer: the same flags, ranges and forms in every command
+accepted() {  # NAME CMD...: not a usage error (tracing itself may fail here)
+	local name=$1; shift
+	run "$@"
+	if [ "$RC" = 2 ]; then bad "$name: refused (exit 2): $ERR"; else ok; fi
+}
+printf '# entry functions\n\n  *sys_bpf  \n[\n' >"$W/globs"
+printf 'ngin*\n\n# comment\nworker?\n' >"$W/comms"
+pids=(); for i in $(seq 1 256); do pids+=(-p "$i"); done
+for T in "$REC" "$LIVE"; do
+	p=${T##*/}
+	usage_err "$p @FILE: bad glob on its line" "$W/globs:4: bad entry glob '['" "$T" -e "@$W/globs" -o "$W/x.rsr"
+	NO_HINT=1 usage_err "$p @FILE: no such file" "-e @$W/nope: cannot open: No such file or directory" "$T" -e "@$W/nope" -o "$W/x.rsr"
+	accepted "$p -n @FILE of globs" "$T" -e x -n "@$W/comms" -N 'k*' -o "$W/x.rsr"
+	accepted "$p -L fractional" "$T" -e x -L 0.5 -o "$W/x.rsr"
+	accepted "$p -L 0" "$T" -e x --longer=0 -o "$W/x.rsr"
+	accepted "$p 256 -p values" "$T" -e x "${pids[@]}" -o "$W/x.rsr"
+	usage_err "$p 257 -p values" "too many -p values (max 256) at '257'" "$T" -e x "${pids[@]}" -p 257 -o "$W/x.rsr"
+	usage_err "$p -L negative" "bad -L duration '-1'" "$T" -e x -L -1 -o "$W/x.rsr"
+	usage_err "$p long flag with a value it does not take" "option '--trace' takes no value" "$T" --trace=1 -e x
+	good "$p --usage" "[-e GLOB]" "$T" --usage
+	rm -f "$W/x.rsr"
 done
 
 # ---- retsnoop-report
@@ -121,7 +152,7 @@ usage_err "retsnoop-report unknown flag"    "unknown option '--bogus'" "$REP" --
 usage_err "retsnoop-report no file"         "no recording file given" "$REP"
 # input errors are not usage errors: one line, no --help hint
 NO_HINT=1 usage_err "retsnoop-report missing file"    "nope.rsr: cannot open: No such file or directory" "$REP" nope.rsr
-usage_err "retsnoop-report two files"       "unexpected argument 'b.rsr'" "$REP" a.rsr b.rsr
+usage_err "retsnoop-report -k with two recordings" "-k names one vmlinux" "$REP" -k vmlinux a.rsr b.rsr
 usage_err "retsnoop-report unknown -C key"  "unknown config key 'stacks.nope' (see --config-help)" "$REP" -C stacks.nope=1 f.rsr
 usage_err "retsnoop-report unknown errno"   "unknown error code 'EFOO'" "$REP" -x EFOO f.rsr
 usage_err "retsnoop-report bad PID abc"     "'abc'" "$REP" -p abc f.rsr
@@ -144,13 +175,71 @@ usage_err "retsnoop-record -o onto -k" "-o '$W/g-hard.rsr' is the vmlinux given 
 usage_err "retsnoop --perfetto onto -o" "is the recording written with -o: refusing to overwrite it" "$LIVE" -e x -o "$W/g.rsr" --perfetto "$W/g-sym.rsr"
 if cmp -s "$GUARD_REC" "$W/g.rsr"; then ok; else bad "record/live guards changed the file"; fi
 
-# ---- help, config help, version: exit 0, on stdout, nothing on stderr
-good() {  # NAME 'TEXT' CMD...
-	local name=$1 text=$2; shift 2
-	run "$@"
-	if [ "$RC" = 0 ] && [ -z "$ERR" ] && grep -qF -- "$text" <<<"$OUT"; then ok
-	else bad "$name: exit $RC, stderr '$ERR', stdout lacks '$text'"; fi
+# ---- issue 11's messages on a real recording (no DWARF found: an empty
+# debug root, no debuginfod)
+VREC=$ROOT/tests/golden/data/vm-trace.rsr
+mkdir -p "$W/nodbg" "$W/kdir"
+export RETSNOOP_DEBUG_ROOT=$W/nodbg
+NO_HINT=1 usage_err "retsnoop-report -k missing" "-k $W/nope: no such file" "$REP" -k "$W/nope" "$VREC"
+NO_HINT=1 usage_err "retsnoop-report -k directory" "-k $W/kdir: Is a directory" "$REP" -k "$W/kdir" "$VREC"
+# a compressed kernel image: the x86 boot header's magic at 0x202
+python3 -c 'import sys; b = bytearray(4096); b[0x202:0x206] = b"HdrS"; open(sys.argv[1], "wb").write(b)' "$W/vmlinuz"
+NO_HINT=1 usage_err "retsnoop-report -k bzImage" "-k $W/vmlinuz: a compressed kernel image (bzImage), not a vmlinux with debug info; pass the vmlinux from the linux-image-" "$REP" -k "$W/vmlinuz" "$VREC"
+printf '\x1f\x8b\x08\x00' >"$W/vmlinux.gz"
+NO_HINT=1 usage_err "retsnoop-report -k gzip" "a gzip-compressed file, not a vmlinux with debug info; pass the vmlinux from the linux-image-" "$REP" -k "$W/vmlinux.gz" "$VREC"
+# the missing-vmlinux line: short, once, only for outputs with source lines
+nov() {  # NAME WANT(0|1) ARGS...: stderr has (1) / has not (0) the line
+	local name=$1 want=$2 n; shift 2
+	run env -u RETSNOOP_NO_DWARF -u DEBUGINFOD_URLS "$REP" "$@" "$VREC"
+	n=$(grep -c 'no vmlinux with debug info' <<<"$ERR")
+	if [ "$RC" != 0 ] || [ "$n" != "$want" ]; then
+		bad "$name: exit $RC, the no-vmlinux line $n times (want $want): $ERR"
+	elif [ "$want" = 1 ] && [ "$(grep 'no vmlinux' <<<"$ERR" | wc -c)" -gt 160 ]; then
+		bad "$name: the no-vmlinux line is long: $ERR"
+	elif [ "$want" = 1 ] && ! grep -q "^retsnoop-report: no source lines: no vmlinux with debug info for [^ ]* (install its -dbg package, pass -k, or set DEBUGINFOD_URLS)\$" <<<"$ERR"; then
+		bad "$name: unexpected no-vmlinux line: $ERR"
+	else
+		ok
+	fi
 }
+nov "no vmlinux: stack view"   1 -x ENOENT
+nov "no vmlinux: --folded"     0 --folded
+nov "no vmlinux: summary"      0 summary
+nov "no vmlinux: --format json" 0 --format json
+nov "no vmlinux: -T view only" 0 -T -x ENOENT
+# with DEBUGINFOD_URLS set, what debuginfod said instead of advice to set it
+run env -u RETSNOOP_NO_DWARF DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_TIMEOUT=5 "$REP" -x ENOENT "$VREC"
+if [ "$RC" = 0 ] && grep -q '^retsnoop-report: no source lines: no vmlinux with debug info for [^ ]* here, and debuginfod http://127.0.0.1:9: build-id [0-9a-f]*: ' <<<"$ERR" &&
+   ! grep -q 'set DEBUGINFOD_URLS' <<<"$ERR"; then ok; else bad "no vmlinux, DEBUGINFOD_URLS set: exit $RC: $ERR"; fi
+unset RETSNOOP_DEBUG_ROOT
+# filters that keep no session: one line on stderr, exit 0, nothing on stdout
+for f in "--stack-has nosuch_fn" "-x EPERM" "-n nosuch-comm --format json" "--entry *sys_mkdirat -x ENOENT --folded"; do
+	# shellcheck disable=SC2086
+	RETSNOOP_NO_DWARF=1 run "$REP" $f "$VREC"
+	if [ "$RC" = 0 ] && [ -z "$OUT" ] && [ "$ERR" = "retsnoop-report: the filters kept none of the 24 session(s)" ]; then ok
+	else bad "filters keeping nothing ($f): exit $RC, stdout '$OUT', stderr '$ERR'"; fi
+done
+run "$REP" -x ENOENT "$VREC"
+[ "$RC" = 0 ] && [ -n "$OUT" ] && ! grep -q 'kept none' <<<"$ERR" && ok || bad "filters keeping some: said they kept none: $ERR"
+# no trailing blanks on stack and trace rows
+run "$REP" -T "$VREC"
+[ "$RC" = 0 ] && [ -n "$OUT" ] && ! grep -q ' $' <<<"$OUT" && ok || bad "-T view: rows with trailing blanks"
+run "$REP" -E "$VREC"
+[ "$RC" = 0 ] && [ -n "$OUT" ] && ! grep -q ' $' <<<"$OUT" && ok || bad "stack view: rows with trailing blanks"
+# the missed-probe line explains itself
+run "$REP" "$ROOT/tests/golden/data/vm-bpf.rsr"
+grep -A1 '^MISSED PROBES: *[0-9]' <<<"$ERR" | tail -1 | grep -q "^ *(traced calls the kernel ran without retsnoop's BPF program" && ok ||
+	bad "MISSED PROBES: no explanation line: $ERR"
+
+# ---- subcommands: global flags before or after the subcommand and the file
+good "retsnoop-report info -v FILE" "Integrity:" "$REP" info -v "$GUARD_REC"
+good "retsnoop-report info FILE -v" "Integrity:" "$REP" info "$GUARD_REC" -v
+good "retsnoop-report info --usage" "Usage: retsnoop-report info" "$REP" info --usage
+good "retsnoop-report addr2line --usage" "[-e VMLINUX]" "$REP" addr2line --usage
+PROG_NAME="retsnoop-report info" usage_err "retsnoop-report info: two files" "unexpected argument 'b.rsr' (one recording at a time)" "$REP" info a.rsr b.rsr
+PROG_NAME="retsnoop-report addr2line" usage_err "retsnoop-report addr2line: no -e" "missing -e VMLINUX" "$REP" addr2line -i
+
+# ---- help, config help, version: exit 0, on stdout, nothing on stderr
 for T in "$REC" "$LIVE" "$REP"; do
 	p=${T##*/}
 	good "$p --help"        "Usage: $p " "$T" --help
@@ -214,6 +303,28 @@ else
 		done
 	fi
 fi
+
+# ---- write errors of every report output reach the exit status: 1 and one
+# line naming what could not be written (stdout or the --perfetto file)
+write_err() {  # NAME 'TEXT' CMD... (stdout to /dev/full)
+	local name=$1 text=$2; shift 2
+	"$@" >/dev/full 2>"$W/err" </dev/null
+	RC=$? ERR=$(cat "$W/err")
+	if [ "$RC" != 1 ]; then bad "$name: exit $RC, expected 1 (stderr: $ERR)"
+	elif ! grep -qxF -- "retsnoop-report: $text" <<<"$ERR"; then bad "$name: no line '$text': $ERR"
+	else ok; fi
+}
+RSR=$ROOT/tests/golden/data/vm-bpf.rsr
+for o in "" "--format json" "--folded" "--summary"; do
+	# shellcheck disable=SC2086
+	write_err "report ${o:-text} to a full disk" "error writing the output" "$REP" -sn $o "$RSR"
+done
+write_err "report -T to a full disk" "error writing the output" \
+	"$REP" -sn -T "$ROOT/tests/golden/data/vm-trace.rsr"
+"$REP" -sn --perfetto /dev/full "$RSR" >/dev/null 2>"$W/err"
+RC=$? ERR=$(cat "$W/err")
+[ "$RC" = 1 ] && grep -qxF "retsnoop-report: --perfetto: error writing '/dev/full'" <<<"$ERR" && ok ||
+	bad "report --perfetto to a full disk: exit $RC: $ERR"
 
 echo "cli: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -15,12 +15,28 @@
 #   vm-bpf.rsr    -c bpf (about 1800 functions), failing sessions only, in
 #                 kprobe.multi mode: EINVAL from the verifier and the map
 #                 checks, EFAULT, ENOMEM with a stitched error chain.
+#   vm-order-M.rsr, vm-order-K.rsr, vm-order-F.rsr
+#                 one workload in each attach mode (kprobe.multi, kprobes,
+#                 fentry): write() to a pipe without readers (EPIPE;
+#                 __x64_sys_write tail-calls ksys_write, so it has no frame)
+#                 and a socket filter calling a kprobe-only helper (EINVAL
+#                 after three *_func_proto lookups return NULL under the
+#                 untraced check_helper_call.isra.0); the stack
+#                 view's frame order and fentry's trampoline filtering.
+#   vm-helper.rsr -c bpf -S -T: socket filters run by BPF_PROG_TEST_RUN
+#                 whose helper fails: bpf_skb_load_bytes past the packet
+#                 (-EFAULT), and a pop from an empty queue map (-ENOENT;
+#                 the verifier calls queue_map_pop_elem directly, which
+#                 -c bpf does not trace).
 #
-# Usage: tests/golden/mkvmrec.sh [OUTDIR] (default tests/golden/data)
+# Usage: tests/golden/mkvmrec.sh [OUTDIR [RECORDING...]]
+#   (default tests/golden/data, every recording; e.g. vm-order-M vm-helper)
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 DEST=${1:-$ROOT/tests/golden/data}
+shift $(( $# > 0 ? 1 : 0 ))
+RECS=${*:-vm-trace vm-bpf vm-order-M vm-order-K vm-order-F vm-helper}
 KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
 [ -f "$KERNELS/6.12.env" ] || scripts/fetch-kernels.sh >&2
 # shellcheck disable=SC1091
@@ -39,9 +55,26 @@ TRACE_GLOBS="-e '*sys_bpf' -e '*sys_openat' -e '*sys_mkdirat' -e '*sys_clock_nan
 	-a do_sys_openat2 -a do_filp_open -a path_openat
 	-a do_mkdirat -a filename_create
 	-a hrtimer_nanosleep -a do_nanosleep"
+ORDER_GLOBS="-e '*sys_write' -e '*sys_bpf' -a ksys_write -a vfs_write -a pipe_write
+	-a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*'
+	-a sk_filter_func_proto -a bpf_sk_base_func_proto -a bpf_base_func_proto"
 cat >"$WORK/g/guest.sh" <<EOF
 #!/bin/sh
 cd "\$(dirname "\$0")"
+want() { case " $RECS " in *" \$1 "*) return 0;; esac; return 1; }
+for m in M K F; do
+	want vm-order-\$m || continue
+	./retsnoop-record -\$m ${ORDER_GLOBS//$'\n'/ } -o /out/vm-order-\$m.rsr -- sh -c '
+		./simfail pipe-write-no-reader
+		./simfail bpf-prog-bad-helper
+		true' >/out/vm-order-\$m.out 2>&1
+	echo \$? >/out/vm-order-\$m.rc
+done
+if want vm-helper; then
+./retsnoop-record -c bpf -S -T -o /out/vm-helper.rsr -- sh -c './simfail bpf-skb-load-bytes-bad; ./simfail bpf-queue-pop-empty' >/out/vm-helper.out 2>&1
+echo \$? >/out/vm-helper.rc
+fi
+want vm-trace && {
 ./retsnoop-record -T -E -S ${TRACE_GLOBS//$'\n'/ } -o /out/vm-trace.rsr -- sh -c '
 	./simfail bpf-bad-map-max-entries-array
 	./sf-open open-missing
@@ -53,6 +86,8 @@ cd "\$(dirname "\$0")"
 	./sf-open open-missing
 	true' >/out/vm-trace.out 2>&1
 echo \$? >/out/vm-trace.rc
+}
+want vm-bpf && {
 ./retsnoop-record -c bpf -o /out/vm-bpf.rsr -- sh -c '
 	./simfail bpf-bad-map-key-size-array
 	./simfail bpf-bad-map-lookup-key
@@ -60,6 +95,8 @@ echo \$? >/out/vm-trace.rc
 	./simfail bpf-bad-map-val-size-percpu-array
 	true' >/out/vm-bpf.out 2>&1
 echo \$? >/out/vm-bpf.rc
+}
+true
 EOF
 chmod +x "$WORK/g/guest.sh"
 
@@ -67,7 +104,7 @@ echo "mkvmrec: recording in the $KREL VM (a minute or two)..." >&2
 (cd "$WORK/g" && "$ROOT/tests/vm/vmrun" -q --timeout 900 --kernel "$KIMG" --modules "$KMODS" \
 	--add "$WORK/g" --out "$WORK/out" -- "$WORK/g/guest.sh") >"$WORK/vm.log" 2>&1 ||
 	{ echo "mkvmrec: the VM run failed:" >&2; tail -30 "$WORK/vm.log" >&2; exit 1; }
-for r in vm-trace vm-bpf; do
+for r in $RECS; do
 	if [ "$(cat "$WORK/out/$r.rc" 2>/dev/null)" != 0 ] || [ ! -s "$WORK/out/$r.rsr" ]; then
 		echo "mkvmrec: recording $r failed:" >&2
 		cat "$WORK/out/$r.out" >&2 2>/dev/null

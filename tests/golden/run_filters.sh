@@ -16,7 +16,7 @@ fail_all() { echo "golden-filters: $1" >&2; echo "golden-filters: 0 passed, 1 fa
 make -s build/retsnoop-report >/dev/null || fail_all "cannot build retsnoop-report"
 LIBOBJS=$(ls build/format/*.o build/common/*.o)
 gcc -std=gnu11 -Wall -Wextra -Werror -O2 -I. -D_GNU_SOURCE -o build/mkrec_filters \
-	tests/golden/mkrec_filters.c tests/golden/reclib.c $LIBOBJS -lzstd -lz || fail_all "cannot build mkrec_filters"
+	tests/golden/mkrec_filters.c tests/golden/reclib.c $LIBOBJS -lzstd -lz -lm || fail_all "cannot build mkrec_filters"
 command -v jq >/dev/null || fail_all "jq is needed"
 REPORT=$ROOT/build/retsnoop-report
 WORK=$ROOT/build/golden-filters

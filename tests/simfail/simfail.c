@@ -30,9 +30,14 @@
  *   open-missing                       -ENOENT               -ENOENT
  *   mkdir-existing                     -EEXIST               -EEXIST
  *   syscall-long-sleep                 0                     0
+ *   pipe-write-no-reader               -EPIPE                -EPIPE
+ *   bpf-prog-bad-helper                -EINVAL               -EINVAL
+ *   bpf-queue-pop-empty                -ENOENT               -ENOENT
+ *   bpf-skb-load-bytes-bad             -EFAULT               -EFAULT
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/bpf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -230,6 +235,163 @@ static struct outcome case_bad_prog_load(void)
 	return o;
 }
 
+/* BPF_PROG_LOAD of a socket filter; insns/n: the program */
+static long prog_load(const struct bpf_insn *insns, unsigned n)
+{
+	static char log[4096];
+	union bpf_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (uint64_t)(uintptr_t)insns;
+	attr.insn_cnt = n;
+	attr.license = (uint64_t)(uintptr_t)"GPL";
+	if (verbose) {
+		attr.log_buf = (uint64_t)(uintptr_t)log;
+		attr.log_size = sizeof(log);
+		attr.log_level = 1;
+	}
+	fd = as_result(sys_bpf(BPF_PROG_LOAD, &attr));
+	if (verbose && log[0])
+		fprintf(stderr, "simfail: verifier log:\n%s", log);
+	return fd;
+}
+
+static struct outcome case_bad_helper(void)
+{
+	/* "call bpf_override_return; r0 = 0; exit": a kprobe-only helper,
+	 * which a socket filter may not call: check_helper_call asks
+	 * sk_filter_func_proto -> bpf_sk_base_func_proto -> bpf_base_func_proto,
+	 * all of which fail (NULL), and the verifier returns -EINVAL */
+	struct bpf_insn insns[3];
+	struct outcome o = { 0, 1 };
+
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_JMP | BPF_CALL;
+	insns[0].imm = BPF_FUNC_override_return;
+	insns[1].code = BPF_ALU64 | BPF_MOV | BPF_K;
+	insns[1].dst_reg = BPF_REG_0;
+	insns[2].code = BPF_JMP | BPF_EXIT;
+	o.result = prog_load(insns, 3);
+	if (o.result >= 0) {
+		close((int)o.result);
+		o.result = 0;
+	}
+	return o;
+}
+
+/* loads a socket filter and runs it once on a 64-byte packet through
+ * BPF_PROG_TEST_RUN; the case's result is the program's return value */
+static struct outcome test_run(const struct bpf_insn *insns, unsigned n)
+{
+	static uint8_t pkt[64];
+	struct outcome o = { 0, 1 };
+	union bpf_attr attr;
+	long prog = prog_load(insns, n);
+
+	if (prog < 0) {
+		fprintf(stderr, "simfail: loading the program failed: %s\n", strerror((int)-prog));
+		o.result = prog;
+		o.want_failure = 0;
+		return o;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = (uint32_t)prog;
+	attr.test.data_in = (uint64_t)(uintptr_t)pkt;
+	attr.test.data_size_in = sizeof(pkt);
+	attr.test.repeat = 1;
+	o.result = as_result(sys_bpf(BPF_PROG_TEST_RUN, &attr));
+	if (o.result < 0) {
+		fprintf(stderr, "simfail: BPF_PROG_TEST_RUN failed: %s\n", strerror((int)-o.result));
+		o.want_failure = 0;
+	} else {
+		o.result = (int32_t)attr.test.retval;
+	}
+	close((int)prog);
+	return o;
+}
+
+static struct outcome case_queue_pop_empty(void)
+{
+	/* returns bpf_map_pop_elem(queue, &r10[-8]) on an empty queue map:
+	 * -ENOENT. The verifier turns the call of a JITed program into a
+	 * direct call of queue_map_pop_elem, so bpf_map_pop_elem itself is
+	 * not entered (see bpf-skb-load-bytes-bad for a helper that is) */
+	struct bpf_insn insns[6];
+	struct outcome o = { 0, 1 };
+	long map = map_create(BPF_MAP_TYPE_QUEUE, 0, 8, 1, 0);
+
+	if (map < 0) {
+		fprintf(stderr, "simfail: creating the queue map failed: %s\n", strerror((int)-map));
+		o.result = map;
+		o.want_failure = 0;
+		return o;
+	}
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_LD | BPF_DW | BPF_IMM;      /* r1 = map */
+	insns[0].dst_reg = BPF_REG_1;
+	insns[0].src_reg = BPF_PSEUDO_MAP_FD;
+	insns[0].imm = (int32_t)map;
+	insns[2].code = BPF_ALU64 | BPF_MOV | BPF_X;     /* r2 = r10 */
+	insns[2].dst_reg = BPF_REG_2;
+	insns[2].src_reg = BPF_REG_10;
+	insns[3].code = BPF_ALU64 | BPF_ADD | BPF_K;     /* r2 += -8 */
+	insns[3].dst_reg = BPF_REG_2;
+	insns[3].imm = -8;
+	insns[4].code = BPF_JMP | BPF_CALL;
+	insns[4].imm = BPF_FUNC_map_pop_elem;
+	insns[5].code = BPF_JMP | BPF_EXIT;
+	o = test_run(insns, 6);
+	close((int)map);
+	return o;
+}
+
+static struct outcome case_skb_load_bytes_bad(void)
+{
+	/* returns bpf_skb_load_bytes(skb, 1000, &r10[-8], 4) on a 64-byte
+	 * packet: the helper (called as such) fails with -EFAULT */
+	struct bpf_insn insns[7];
+
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;     /* r2 = 1000 */
+	insns[0].dst_reg = BPF_REG_2;
+	insns[0].imm = 1000;
+	insns[1].code = BPF_ALU64 | BPF_MOV | BPF_X;     /* r3 = r10 */
+	insns[1].dst_reg = BPF_REG_3;
+	insns[1].src_reg = BPF_REG_10;
+	insns[2].code = BPF_ALU64 | BPF_ADD | BPF_K;     /* r3 += -8 */
+	insns[2].dst_reg = BPF_REG_3;
+	insns[2].imm = -8;
+	insns[3].code = BPF_ALU64 | BPF_MOV | BPF_K;     /* r4 = 4 */
+	insns[3].dst_reg = BPF_REG_4;
+	insns[3].imm = 4;
+	insns[4].code = BPF_JMP | BPF_CALL;              /* r1 = ctx already */
+	insns[4].imm = BPF_FUNC_skb_load_bytes;
+	insns[5].code = BPF_JMP | BPF_EXIT;
+	return test_run(insns, 6);
+}
+
+static struct outcome case_pipe_write(void)
+{
+	/* write() to a pipe whose read end is closed: -EPIPE (SIGPIPE ignored);
+	 * __x64_sys_write tail-calls ksys_write, so it has no stack frame */
+	struct outcome o = { 0, 1 };
+	int fds[2];
+
+	if (pipe(fds) < 0) {
+		fprintf(stderr, "simfail: pipe failed: %s\n", strerror(errno));
+		o.result = -(long)errno;
+		o.want_failure = 0;
+		return o;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	close(fds[0]);
+	o.result = as_result(syscall(__NR_write, fds[1], "x", 1));
+	close(fds[1]);
+	return o;
+}
+
 static struct outcome case_simple_map(void)
 {
 	struct outcome o = { make_array_map(), 0 };
@@ -301,6 +463,10 @@ static const struct scase cases[] = {
 	{ "open-missing", 0, "openat(\"/nonexistent/simfail\") (ENOENT)", case_open_missing },
 	{ "mkdir-existing", 0, "mkdirat(\"/tmp\") (EEXIST)", case_mkdir_existing },
 	{ "syscall-long-sleep", 0, "usleep(SIMFAIL_SLEEP_MS, default 1000 ms) (success)", case_long_sleep },
+	{ "pipe-write-no-reader", 0, "write() to a pipe without readers (EPIPE)", case_pipe_write },
+	{ "bpf-prog-bad-helper", 1, "BPF_PROG_LOAD of a socket filter calling a kprobe-only helper (EINVAL)", case_bad_helper },
+	{ "bpf-queue-pop-empty", 1, "BPF_PROG_TEST_RUN: bpf_map_pop_elem on an empty queue map (ENOENT)", case_queue_pop_empty },
+	{ "bpf-skb-load-bytes-bad", 1, "BPF_PROG_TEST_RUN: bpf_skb_load_bytes past the packet's end (EFAULT)", case_skb_load_bytes_bad },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "report/filters.h"
-#include "report/json_out.h"
+#include "common/json_writer.h"
 #include "report/summary_view.h"
 #include "testlib.h"
 
@@ -49,7 +49,7 @@ static void test_args(void)
 	struct rsf_meta m = { .start_realtime_ns = START, .mode = RSF_MODE_SUCCESS };
 	struct rsf_func fn[2] = { { 0x1000, RS_FUNC_IS_ENTRY, "__x64_sys_bpf", NULL },
 				  { 0x2000, 0, "map_create", NULL } };
-	struct anl_env env = { .meta = &m, .funcs = fn, .nfuncs = 2 };
+	struct rp_env env = { .meta = &m, .funcs = fn, .nfuncs = 2 };
 	struct filters f;
 	char err[256];
 

@@ -299,7 +299,7 @@ static void test_meta_roundtrip(void)
 		return;
 	}
 	const struct rsf_meta *g = rsf_reader_meta(r);
-	CHECK_INT(g->format_version, RSF_FORMAT_VERSION);
+	CHECK_INT(g->format_version, RSF_FORMAT_V1);
 	CHECK_STR(g->recorder_version, m.recorder_version);
 	CHECK_STR(g->cmdline, m.cmdline);
 	CHECK_INT(strlen(g->cmdline), sizeof(m.cmdline) - 1);
@@ -773,10 +773,10 @@ static void test_bad_files(void)
 		return;
 	spit(q, data, 20);
 	expect_open_fail(q, "truncated");
-	patch_hdr(data, offsetof(struct rsf_file_hdr, version), 2, true);
+	patch_hdr(data, offsetof(struct rsf_file_hdr, version), 3, true);
 	spit(q, data, size);
-	expect_open_fail(q, "unsupported format version 2");
-	patch_hdr(data, offsetof(struct rsf_file_hdr, version), RSF_FORMAT_VERSION, true);
+	expect_open_fail(q, "unsupported format version 3");
+	patch_hdr(data, offsetof(struct rsf_file_hdr, version), RSF_FORMAT_V1, true);
 	patch_hdr(data, offsetof(struct rsf_file_hdr, endian), 0x04030201, true);
 	spit(q, data, size);
 	expect_open_fail(q, "other byte order");
@@ -812,7 +812,7 @@ static void add_block(struct rsf_buf *file, uint32_t type, uint32_t count,
 static void test_forward_compat(void)
 {
 	struct rsf_buf f = {}, kv = {};
-	struct rsf_file_hdr fh = { .version = RSF_FORMAT_VERSION, .endian = RSF_ENDIAN_WORD,
+	struct rsf_file_hdr fh = { .version = RSF_FORMAT_V1, .endian = RSF_ENDIAN_WORD,
 				   .word_size = sizeof(long), .hdr_size = RSF_FILE_HDR_SIZE };
 	memcpy(fh.magic, RSF_MAGIC, RSF_MAGIC_LEN);
 	fh.crc = rsf_hdr_crc(&fh, sizeof(fh));

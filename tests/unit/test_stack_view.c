@@ -30,6 +30,8 @@ static const struct rsf_module mods[] = {
 	{ .name = "kvm", .base = 0xffffffffc0a00000ULL, .size = 0x10000 },
 };
 
+static char *render(struct sv_table *t);
+
 static struct symbolizer *new_sym(void)
 {
 	return symbolizer_new(ksyms, sizeof(ksyms) / sizeof(ksyms[0]), mods, 1);
@@ -112,14 +114,17 @@ static void test_kprobe_merge(void)
 	}
 	sv_table_free(&t);
 
-	/* a traced frame missing in the middle gets `!` in place */
+	/* a traced frame missing in the middle goes right before the next
+	 * traced frame on the stack, after the kernel-only frames above it */
 	struct sv_frame lf2[] = { F("outer", 1, 5000), F("deepest", 2, 4000), F("inner", 3, 3000) };
 	CHECK_INT(stack_view_build(&t, s, lf2, 3, ks, 6, &o), 0);
 	CHECK_INT(t.n, 7);
 	if (t.n == 7) {
 		CHECK_STR(t.rows[2].sym, "outer+0x44");
-		CHECK_INT(t.rows[3].kind, SV_ROW_MISSING);
-		CHECK_STR(t.rows[3].sym, "deepest");
+		CHECK_STR(t.rows[3].sym, "middle+0x33");
+		CHECK_STR(t.rows[4].sym, "helper+0x22");
+		CHECK_INT(t.rows[5].kind, SV_ROW_MISSING);
+		CHECK_STR(t.rows[5].sym, "deepest");
 		CHECK_INT(t.rows[6].kind, SV_ROW_COMBINED);
 		CHECK_STR(t.rows[6].sym, "inner+0x11");
 	}
@@ -213,6 +218,24 @@ static void test_fexit_collapse(void)
 		CHECK_STR(t.rows[6].sym, "~ffffffffc0201044 bpf_prog_0123456789abcdef_prog+0x44");
 	}
 	sv_table_free(&t);
+
+	/* without addresses, the kept BPF frames are marked in the first column */
+	o.emit_addrs = false;
+	CHECK_INT(stack_view_build(&t, s, lf, 2, ks, 7, &o), 0);
+	{
+		char *out = render(&t);
+
+		CHECK_STR(out,
+			  "                    do_syscall_64+0x55\n"
+			  "~                   outer+0x5\n"
+			  "~                   0xffffffffc0100057\n"
+			  "     9us [-EINVAL]  outer+0x100\n"
+			  "     8us [-EINVAL]  middle+0x5\n"
+			  "~                   bpf_trampoline_6442451234+0x57\n"
+			  "~                   bpf_prog_0123456789abcdef_prog+0x44\n");
+		free(out);
+	}
+	sv_table_free(&t);
 	symbolizer_free(s);
 }
 
@@ -238,6 +261,123 @@ static void test_interim_stitched(void)
 	}
 	sv_table_free(&t);
 	symbolizer_free(s);
+}
+
+/* the call-order rule on the two stacks of issue 11, in symbols of their own */
+#define W 0xffffffff82000000ULL
+static const struct rsf_ksym oksyms[] = {
+	{ W + 0x1000, 'T', "entry_SYSCALL_64_after_hwframe", NULL },
+	{ W + 0x2000, 'T', "do_syscall_64", NULL },
+	{ W + 0x3000, 'T', "x64_sys_call", NULL },
+	{ W + 0x4000, 'T', "__x64_sys_write", NULL },
+	{ W + 0x5000, 'T', "ksys_write", NULL },
+	{ W + 0x6000, 'T', "vfs_write", NULL },
+	{ W + 0x7000, 't', "pipe_write", NULL },
+	{ W + 0x8000, 't', "bpf_check", NULL },
+	{ W + 0x9000, 't', "do_check", NULL },
+	{ W + 0xa000, 't', "check_helper_call.isra.0", NULL },
+	{ W + 0xb000, 't', "sk_filter_func_proto", NULL },
+	{ W + 0xc000, 't', "bpf_sk_base_func_proto", NULL },
+	{ W + 0xd000, 't', "bpf_base_func_proto", NULL },
+	{ W + 0xe000, 't', "untraced_helper", NULL },
+	{ W + 0xf000, 't', "last", NULL },
+	{ B + 0x0000, 't', "bpf_trampoline_6442451234", "bpf" },
+	{ B + 0x1000, 't', "bpf_prog_0123456789abcdef_prog", "bpf" },
+	{ B + 0x2000, 't', "bpf_trampoline_6442455678", "bpf" },
+	{ B + 0x3000, 't', "bpf_trampoline_6442459999", "bpf" },
+};
+
+/* "K:name" / "!:name" per row, names without offsets, joined by spaces */
+static void row_names(const struct sv_table *t, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->n && off < len; i++) {
+		const char *sym = t->rows[i].sym;
+		size_t n = strcspn(sym, "+");
+
+		off += snprintf(buf + off, len - off, "%s%s%.*s", off ? " " : "",
+				t->rows[i].kind == SV_ROW_MISSING ? "!" : "", (int)n, sym);
+	}
+}
+
+static void check_order(const struct sv_frame *lf, int nl, const uint64_t *ks, int nk,
+			const char *want)
+{
+	struct symbolizer *s = symbolizer_new(oksyms, sizeof(oksyms) / sizeof(oksyms[0]), NULL, 0);
+	struct sv_opts o = {0};
+	struct sv_table t = {0};
+	char got[1024];
+
+	CHECK_INT(stack_view_build(&t, s, lf, nl, ks, nk, &o), 0);
+	row_names(&t, got, sizeof(got));
+	CHECK_STR(got, want);
+	sv_table_free(&t);
+	symbolizer_free(s);
+}
+
+/* write() to a pipe without readers: __x64_sys_write tail-calls
+ * ksys_write, so it is not on the stack; pipe_write had returned */
+static void test_order_tail_call(void)
+{
+	struct sv_frame lf[] = { F("__x64_sys_write", -32, 990000), F("ksys_write", -32, 980000),
+				 F("vfs_write", -32, 970000), F("pipe_write", -32, 5000) };
+	/* kprobe.multi / kprobes: innermost first */
+	uint64_t kp[] = { W + 0x6040, W + 0x5030, W + 0x3020, W + 0x2010, W + 0x1063 };
+	/* fentry: every active traced function through its trampoline
+	 * (f+0x5, trampoline, f+X), the fexit program innermost */
+	uint64_t fe[] = {
+		B + 0x1044,                           /* fexit prog */
+		B + 0x0057,                           /* pipe_write's trampoline */
+		W + 0x7005,                           /* pipe_write+0x5 */
+		W + 0x6040, B + 0x2057, W + 0x6005,   /* vfs_write */
+		W + 0x5030, B + 0x3057, W + 0x5005,   /* ksys_write */
+		W + 0x3020, W + 0x2010, W + 0x1063,
+	};
+
+	check_order(lf, 4, kp, 5,
+		    "entry_SYSCALL_64_after_hwframe do_syscall_64 x64_sys_call "
+		    "!__x64_sys_write ksys_write vfs_write !pipe_write");
+	check_order(lf, 4, fe, 12,
+		    "entry_SYSCALL_64_after_hwframe do_syscall_64 x64_sys_call "
+		    "!__x64_sys_write ksys_write vfs_write pipe_write");
+}
+
+/* a socket filter calling a helper it may not use: the three *_func_proto
+ * lookups had returned NULL when the stack was taken; they come below
+ * their caller check_helper_call.isra.0, after its untraced callee */
+static void test_order_returned(void)
+{
+	struct sv_frame lf[] = { F("bpf_check", -22, 900000), F("do_check", -22, 800000),
+				 F("check_helper_call.isra.0", -22, 70000),
+				 F("sk_filter_func_proto", 0, 3000), F("bpf_sk_base_func_proto", 0, 2000),
+				 F("bpf_base_func_proto", 0, 1000) };
+	uint64_t ks[] = { W + 0xe011, W + 0xa123, W + 0x9234, W + 0x8345, W + 0x2010, W + 0x1063 };
+	uint64_t ks_plain[] = { W + 0xa123, W + 0x9234, W + 0x8345, W + 0x2010, W + 0x1063 };
+
+	for (int i = 3; i < 6; i++)
+		lf[i].flags = RS_FUNC_RET_PTR;
+	check_order(lf, 6, ks, 6,
+		    "entry_SYSCALL_64_after_hwframe do_syscall_64 bpf_check do_check "
+		    "check_helper_call.isra.0 untraced_helper "
+		    "!sk_filter_func_proto !bpf_sk_base_func_proto !bpf_base_func_proto");
+	check_order(lf, 6, ks_plain, 5,
+		    "entry_SYSCALL_64_after_hwframe do_syscall_64 bpf_check do_check "
+		    "check_helper_call.isra.0 "
+		    "!sk_filter_func_proto !bpf_sk_base_func_proto !bpf_base_func_proto");
+	/* no traced frame on the stack at all: every `!` after the kernel frames */
+	check_order(lf, 2, ks + 4, 2,
+		    "entry_SYSCALL_64_after_hwframe do_syscall_64 !bpf_check !do_check");
+	/* consecutive missing frames keep their order before the next match */
+	{
+		struct sv_frame l2[] = { F("__x64_sys_write", -1, 1), F("ksys_write", -1, 1),
+					 F("vfs_write", -1, 1) };
+		uint64_t k2[] = { W + 0x6040, W + 0x2010 };
+
+		check_order(l2, 3, k2, 2,
+			    "do_syscall_64 !__x64_sys_write !ksys_write vfs_write");
+	}
 }
 
 static char *render(struct sv_table *t)
@@ -266,10 +406,10 @@ static void test_layout(void)
 	CHECK_INT(stack_view_build(&t, s, lf, 3, ks, 3, &o), 0);
 	out = render(&t);
 	CHECK_STR(out,
-		  "                     do_syscall_64+0x35  \n"
-		  "     73us [-ENOMEM]  outer+0x10          \n"
-		  "   1234us [NULL]     middle+0x10         \n"
-		  "!\u2307    2us [NULL]     deepest             \n");
+		  "                     do_syscall_64+0x35\n"
+		  "     73us [-ENOMEM]  outer+0x10\n"
+		  "   1234us [NULL]     middle+0x10\n"
+		  "!\u2307    2us [NULL]     deepest\n");
 	free(out);
 	sv_table_free(&t);
 	symbolizer_free(s);
@@ -328,8 +468,8 @@ static void test_backend(void)
 	out = render(&t);
 	CHECK_STR(out,
 		  "     1us [0]  outer+0x10    (real_outer @ kernel/x.c:42)\n"
-		  "     1us [0]  middle+0x10   (kernel/x.c:42)             \n"
-		  "              . inlined_fn  (include/y.h:7)             \n");
+		  "     1us [0]  middle+0x10   (kernel/x.c:42)\n"
+		  "              . inlined_fn  (include/y.h:7)\n");
 	free(out);
 	sv_table_free(&t);
 	symbolizer_free(s);
@@ -344,6 +484,8 @@ int main(void)
 	RUN(test_merge_match);
 	RUN(test_fexit_collapse);
 	RUN(test_interim_stitched);
+	RUN(test_order_tail_call);
+	RUN(test_order_returned);
 	RUN(test_layout);
 	RUN(test_backend);
 	return TEST_REPORT("test_stack_view");

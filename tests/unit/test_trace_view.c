@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpf/retsnoop_abi.h"
-#include "report/report.h"
+#include "report/pipeline.h"
 #include "report/trace_view.h"
 #include "testlib.h"
 
@@ -68,7 +68,7 @@ static void test_upstream_example(void)
 	CHECK_STR(s,
 		"FUNCTION CALLS    RESULT  DURATION\n"
 		"---------------   ------  --------\n"
-		"\u2192 __x64_sys_bpf                   \n"
+		"\u2192 __x64_sys_bpf\n"
 		"    \u2194 __sys_bpf   [0]      3.366us\n"
 		"\u2190 __x64_sys_bpf   [0]      4.506us\n");
 	free(s);
@@ -196,7 +196,7 @@ static void test_widths(void)
 /* the engine: START, trace records, interim and final END, an ignored
  * session (its buffer freed: ASan would report a leak) and records of a
  * session whose START never came (counted, not shown) */
-static void feed_end(struct report *r, uint64_t sess, uint32_t flags, uint32_t last_seq)
+static void feed_end(struct rp *r, uint64_t sess, uint32_t flags, uint32_t last_seq)
 {
 	struct rs_rec_session_end e;
 
@@ -207,13 +207,13 @@ static void feed_end(struct report *r, uint64_t sess, uint32_t flags, uint32_t l
 	e.flags = flags;
 	e.last_seq_id = last_seq;
 	e.nframes = 1;
-	report_feed(r, &e.hdr);
+	rp_feed(r, &e.hdr);
 }
 
-static void feed_trace(struct report *r, uint64_t sess, struct rs_rec_trace t)
+static void feed_trace(struct rp *r, uint64_t sess, struct rs_rec_trace t)
 {
 	t.sess_id = sess;
-	report_feed(r, &t.hdr);
+	rp_feed(r, &t.hdr);
 }
 
 static void test_engine(void)
@@ -221,22 +221,28 @@ static void test_engine(void)
 	struct rsf_meta meta;
 	struct report_opts opts = { .symb = SYMB_NONE, .show_trace = true };
 	struct rs_rec_session_start st;
-	char err[256], *buf = NULL, *p;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct report *r;
+	char err[256], *buf = NULL, *p, *mbuf = NULL;
+	size_t len = 0, mlen = 0;
+	FILE *f = open_memstream(&buf, &len), *m = open_memstream(&mbuf, &mlen);
+	struct filters filt;
+	struct rp_config cfg = { .prog = "t", .out = f, .msgs = m, .opts = opts, .filt = &filt,
+				 .drop_table = true };
+	struct rp_env env = { .meta = &meta, .funcs = funcs, .nfuncs = NF };
+	struct rp *r;
 	int n;
 
 	memset(&meta, 0, sizeof(meta));
-	r = report_new(&meta, NULL, 0, NULL, 0, funcs, NF, &opts, f, err, sizeof(err));
+	filters_init(&filt);
+	r = rp_new(&cfg, &env, err, sizeof(err));
 	CHECK(r != NULL);
 	if (!r)
 		return;
+	CHECK_INT(rp_attach_symbols(r, err, sizeof(err)), 0);
 	memset(&st, 0, sizeof(st));
 	st.hdr.type = RS_REC_SESSION_START;
 	st.hdr.size = sizeof(st);
 	st.sess_id = 7;
-	report_feed(r, &st.hdr);
+	rp_feed(r, &st.hdr);
 	feed_trace(r, 7, R(0, 0, 0, 1, 0, 0));
 	feed_trace(r, 7, R(0, 1, 1, 2, 0, 0));
 	feed_trace(r, 9, R(0, 0, 3, 1, 0, 0));          /* no START for 9 */
@@ -245,12 +251,16 @@ static void test_engine(void)
 	feed_trace(r, 7, R(1, 3, 0, 1, -12, 3000));
 	feed_end(r, 7, RS_SESS_IS_ERR, 3);
 	st.sess_id = 8;
-	report_feed(r, &st.hdr);
+	rp_feed(r, &st.hdr);
 	feed_trace(r, 8, R(0, 0, 2, 1, 0, 0));
 	feed_end(r, 8, RS_SESS_IGNORED, 0);
-	report_finish(r, NULL);
-	report_free(r);
+	CHECK_INT(rp_finish(r, NULL, err, sizeof(err)), 0);
+	rp_free(r);
 	fclose(f);
+	fclose(m);
+	/* the trace record of session 9, whose START never came, is counted */
+	CHECK(mbuf && strstr(mbuf, "t: skipped 1 trace record(s) of sessions whose start"));
+	free(mbuf);
 	/* two renderings of session 7: the interim one shows seq 0 only */
 	n = 0;
 	for (p = buf; (p = strstr(p, "FUNCTION CALLS")); p++)

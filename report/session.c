@@ -1,0 +1,40 @@
+/* session.c - lookups in the recording's tables for the pipeline's
+ * stages (session.h): function names, flags and modules by id, the lazily
+ * made symbolizer, and a session's entry latency. */
+#include <stdio.h>
+#include "session.h"
+
+struct symbolizer *rp_symbolizer(struct rp_env *env)
+{
+	if (!env->sym)
+		env->sym = symbolizer_new(env->ksyms, env->nksyms, env->mods, env->nmods);
+	return env->sym;
+}
+
+const char *rp_func_name(const struct rp_env *env, uint32_t id, char *buf, size_t len)
+{
+	if (id < env->nfuncs && env->funcs[id].name)
+		return env->funcs[id].name;
+	snprintf(buf, len, "<func#%u>", id);
+	return buf;
+}
+
+uint32_t rp_func_flags(const struct rp_env *env, uint32_t id)
+{
+	return id < env->nfuncs ? env->funcs[id].flags : 0;
+}
+
+const char *rp_func_module(const struct rp_env *env, uint32_t id)
+{
+	return id < env->nfuncs ? env->funcs[id].module : NULL;
+}
+
+uint64_t rp_session_latency(const struct rp_session *s)
+{
+	const struct rs_rec_session_end *e = s->e;
+	bool unfinished = (e->flags & RS_SESS_INTERIM) && e->depth > 0;
+
+	if (e->nframes && !unfinished)
+		return e->frames[0].lat_ns;
+	return e->end_ts > e->start_ts ? e->end_ts - e->start_ts : 0;
+}

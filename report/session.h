@@ -1,0 +1,63 @@
+/* session.h - what every stage of the report pipeline sees: the
+ * recording's tables (struct rp_env, with lookups by traced-function id)
+ * and one assembled, validated session (struct rp_session) as the session
+ * assembler (session_asm.h) hands it to the filters and the outputs. */
+#ifndef RS_SESSION_H
+#define RS_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../format/rsfile.h"
+#include "symbolize.h"
+
+/* what every output needs to know about the recording */
+struct rp_env {
+	const struct rsf_meta *meta;
+	const struct rsf_ksym *ksyms;
+	size_t nksyms;
+	const struct rsf_module *mods;
+	size_t nmods;
+	const struct rsf_func *funcs;
+	size_t nfuncs;
+	struct symbolizer *sym;   /* made by rp_symbolizer() or set by the pipeline */
+	/* several recordings merged (rp_new_multi): which one this is, for
+	 * the outputs' labels; rec_file NULL when there is only one */
+	const char *rec_file;
+	const char *rec_host;
+	int rec_index;
+};
+
+/* the symbolizer (kallsyms only when made here); NULL when out of memory */
+struct symbolizer *rp_symbolizer(struct rp_env *env);
+/* name of traced function ID ("<func#N>" in buf when out of range) */
+const char *rp_func_name(const struct rp_env *env, uint32_t id, char *buf, size_t len);
+uint32_t rp_func_flags(const struct rp_env *env, uint32_t id);
+const char *rp_func_module(const struct rp_env *env, uint32_t id);
+
+/* one session snapshot (interim or final), validated by the assembler */
+struct rp_session {
+	const struct rs_rec_session_end *e;   /* nframes <= 64, depth <= nframes
+					       * (0 unless interim) */
+	uint32_t raw_depth;                   /* e->depth as recorded (bounded) */
+	int nk;                               /* valid kstack entries */
+	char task_comm[RS_TASK_COMM_LEN + 1];
+	char proc_comm[RS_TASK_COMM_LEN + 1];
+	bool started;                         /* its START was seen (state kept) */
+	/* -T records since START, arrival order, each copied into a whole
+	 * struct (zero-filled past hdr.size, which keeps the recorded size) */
+	const struct rs_rec_trace *trace;
+	size_t ntrace;
+	uint64_t trace_overflow;              /* -T records not kept (bounds) */
+	/* LBR records since START (each whole, hdr.size bounded by the
+	 * struct), and the one that arrived since the previous snapshot */
+	const struct rs_rec_lbr *const *lbrs;
+	size_t nlbrs;
+	const struct rs_rec_lbr *lbr_new;
+};
+
+/* entry-function duration: frame 0's latency once it finished, else the
+ * session span */
+uint64_t rp_session_latency(const struct rp_session *s);
+
+#endif
