@@ -197,10 +197,6 @@ int info_main(int argc, char **argv)
 	s = count_records(rd, &c);
 	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
 
-	uint64_t nrec = c.nrec, final = c.final, interim = c.interim, ignored = c.ignored;
-	uint64_t failed = c.failed, starts = c.starts, traces = c.traces, lbrs = c.lbrs;
-	uint64_t first_ts = c.first_ts, last_ts = c.last_ts;
-
 	print_header(path, m);
 	put_time("Start time:", (int64_t)m->start_realtime_ns);
 	if (st && st->end_realtime_ns) {
@@ -210,9 +206,9 @@ int info_main(int argc, char **argv)
 	} else {
 		printf("%-22s (unknown: %s)\n", "End time:", st ? "not in the trailer" : "no trailer");
 	}
-	if (final) {
-		put_time("First session:", (int64_t)first_ts + m->mono_to_realtime_ns);
-		put_time("Last session end:", (int64_t)last_ts + m->mono_to_realtime_ns);
+	if (c.final) {
+		put_time("First session:", (int64_t)c.first_ts + m->mono_to_realtime_ns);
+		put_time("Last session end:", (int64_t)c.last_ts + m->mono_to_realtime_ns);
 	}
 	printf("%-22s %s\n", "Attach mode:", m->attach_mode[0] ? m->attach_mode : "(unknown)");
 	printf("%-22s %zu (%zu entry)\n", "Traced functions:", nfuncs, nentry);
@@ -224,8 +220,8 @@ int info_main(int argc, char **argv)
 		       m->lbr_status[0] ? ", not captured: " : ", captured", m->lbr_status);
 	printf("%-22s %" PRIu64 " record(s): %" PRIu64 " session(s) (%" PRIu64 " failed, %" PRIu64
 	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
-	       " trace, %" PRIu64 " LBR\n", "Records:", nrec, final, failed, final - failed, interim,
-	       ignored, starts, traces, lbrs);
+	       " trace, %" PRIu64 " LBR\n", "Records:", c.nrec, c.final, c.failed, c.final - c.failed,
+	       c.interim, c.ignored, c.starts, c.traces, c.lbrs);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
 	if (rsf_reader_ring(rd)->max_size)
 		put_ring(rsf_reader_ring(rd));
@@ -252,9 +248,10 @@ int info_main(int argc, char **argv)
 			printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
 		else
 			printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
-		if (b->sessions_emitted != final + interim + ignored && !rsf_reader_ring(rd)->chunks_lost)
+		if (b->sessions_emitted != c.final + c.interim + c.ignored &&
+		    !rsf_reader_ring(rd)->chunks_lost)
 			printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
-			       b->sessions_emitted, final + interim + ignored);
+			       b->sessions_emitted, c.final + c.interim + c.ignored);
 	}
 	if (s == RSF_DAMAGED)
 		printf("%-22s DAMAGED: %s\n", "Integrity:", rsf_reader_error(rd));
