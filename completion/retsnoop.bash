@@ -23,7 +23,8 @@ _retsnoop_report_flags="-T --trace -E --call-stack -B --lbr --success-only
 	--allow-build-id-mismatch --lbr-max-count -k --kernel -C --config --config-help
 	-v --verbose -V --version -h --help --usage"
 _retsnoop_info_flags="-v --verbose -V --version -h --help --usage"
-_retsnoop_report_subcommands="info summary addr2line"
+_retsnoop_report_subcommands="info summary addr2line diff"
+_retsnoop_diff_flags="--format $_retsnoop_info_flags"
 _retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
 	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
@@ -122,6 +123,12 @@ _retsnoop() {
 		fi
 		if [ "$sub" = info ]; then
 			if [[ $cur == -* ]]; then _retsnoop_words "$_retsnoop_info_flags"; else _retsnoop_files; fi
+			return
+		fi
+		if [ "$sub" = diff ]; then
+			case $opt in --format) _retsnoop_words "text json"; return ;; esac
+			case $cur in -*) _retsnoop_words "$_retsnoop_diff_flags"; return ;; esac
+			_retsnoop_files
 			return
 		fi
 		flags=$_retsnoop_report_flags keys=$_retsnoop_report_keys ;;

@@ -168,90 +168,121 @@ static void print_frame(const struct sym_frame *f)
 	printf(":%d\n", f->line);
 }
 
+/* one lookup session over stdin */
+struct a2l {
+	struct dwarf_sym *ds;
+	bool inl, dwarf_names;
+	int bad;
+	struct sym_frame frames[MAX_FRAMES];
+};
+
+/* answers one input line (LL bytes at P, not terminated) */
+static void answer(struct a2l *a, const char *p, size_t ll, size_t lineno)
+{
+	char line[256];
+	size_t cl = ll < sizeof(line) - 1 ? ll : sizeof(line) - 1;
+	uint64_t addr;
+	int n;
+
+	memcpy(line, p, cl);
+	line[cl] = '\0';
+	if (cl == strspn(line, " \t\r"))
+		return;
+	if (ll >= sizeof(line) - 1 || parse_hex(line, &addr)) {
+		fprintf(stderr, PROG ": stdin line %zu: '%s' is not a hex address\n", lineno, line);
+		fputs("?? ??:0\n\n", stdout);
+		a->bad = 1;
+		return;
+	}
+	n = dwarf_sym_lookup(a->ds, addr, a->frames, MAX_FRAMES);
+	if (n > 0 && !a->dwarf_names) {
+		/* like llvm-symbolizer: the real function is named as the
+		 * symbol table names it (clones: "foo.isra.0") */
+		const char *s = dwarf_sym_elf_name(a->ds, addr);
+
+		if (s)
+			a->frames[n - 1].func = s;
+	}
+	if (a->inl) {
+		for (int i = 0; i < n; i++)
+			print_frame(&a->frames[i]);
+	} else if (n > 0) {
+		print_frame(&a->frames[n - 1]);
+	}
+	putchar('\n');
+}
+
+/* reads more of stdin into *buf (growing it when full); false at EOF or
+ * out of memory */
+static bool refill(struct a2l *a, char **buf, size_t *cap, size_t *len, size_t *pos)
+{
+	ssize_t r;
+
+	fflush(stdout);   /* nothing complete buffered: flush before we may block */
+	memmove(*buf, *buf + *pos, *len - *pos);
+	*len -= *pos;
+	*pos = 0;
+	if (*len == *cap) {
+		char *nb = realloc(*buf, *cap * 2);
+
+		if (!nb)
+			return false;
+		*buf = nb;
+		*cap *= 2;
+	}
+	do
+		r = read(0, *buf + *len, *cap - *len);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return false;
+	*len += (size_t)r;
+	prefetch(a->ds, *buf, *len);
+	return true;
+}
+
+/* answers every line of stdin */
+static void serve(struct a2l *a)
+{
+	static char obuf[1 << 16];
+	size_t cap = 1 << 16, len = 0, pos = 0, lineno = 0;
+	char *buf = malloc(cap);
+	bool eof = false;
+
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	/* buf[pos, len) holds input not yet consumed */
+	while (buf && (!eof || pos < len)) {
+		char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t ll;
+
+		if (!nl && !eof) {
+			eof = !refill(a, &buf, &cap, &len, &pos);
+			continue;
+		}
+		ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		answer(a, buf + pos, ll, ++lineno);
+		pos += nl ? ll + 1 : ll;
+	}
+	fflush(stdout);
+	free(buf);
+}
+
 int addr2line_main(int argc, char **argv)
 {
 	struct a2l_opts o;
+	struct a2l a = {0};
 	char err[512];
 	int status;
 
 	if (parse_args(&o, argc, argv, &status))
 		return status;
-	struct dwarf_sym *ds = dwarf_sym_open(o.vmlinux, o.flags, err, sizeof(err));
-	if (!ds) {
+	a.ds = dwarf_sym_open(o.vmlinux, o.flags, err, sizeof(err));
+	if (!a.ds) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
-
-	static char obuf[1 << 16];
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	size_t cap = 1 << 16, len = 0, pos = 0, lineno = 0;
-	char *buf = malloc(cap);
-	int bad = 0;
-	bool eof = false;
-	struct sym_frame frames[MAX_FRAMES];
-
-	/* buf[pos, len) holds input not yet consumed */
-	while (buf && (!eof || pos < len)) {
-		char *nl = memchr(buf + pos, '\n', len - pos);
-		if (!nl && !eof) {
-			/* nothing complete buffered: flush before we may block */
-			fflush(stdout);
-			memmove(buf, buf + pos, len - pos);
-			len -= pos;
-			pos = 0;
-			if (len == cap) {
-				char *nb = realloc(buf, cap * 2);
-				if (!nb)
-					break;
-				buf = nb;
-				cap *= 2;
-			}
-			ssize_t r = read(0, buf + len, cap - len);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				eof = true;
-			} else {
-				len += (size_t)r;
-				prefetch(ds, buf, len);
-			}
-			continue;
-		}
-		size_t ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
-		char line[256];
-		size_t cl = ll < sizeof(line) - 1 ? ll : sizeof(line) - 1;
-		memcpy(line, buf + pos, cl);
-		line[cl] = '\0';
-		pos += nl ? ll + 1 : ll;
-		lineno++;
-
-		uint64_t addr;
-		if (cl == strspn(line, " \t\r"))
-			continue;
-		if (ll >= sizeof(line) - 1 || parse_hex(line, &addr)) {
-			fprintf(stderr, PROG ": stdin line %zu: '%s' is not a hex address\n", lineno, line);
-			fputs("?? ??:0\n\n", stdout);
-			bad = 1;
-			continue;
-		}
-		int n = dwarf_sym_lookup(ds, addr, frames, MAX_FRAMES);
-		if (n > 0 && !o.dwarf_names) {
-			/* like llvm-symbolizer: the real function is named as the
-			 * symbol table names it (clones: "foo.isra.0") */
-			const char *s = dwarf_sym_elf_name(ds, addr);
-			if (s)
-				frames[n - 1].func = s;
-		}
-		if (o.inl) {
-			for (int i = 0; i < n; i++)
-				print_frame(&frames[i]);
-		} else if (n > 0) {
-			print_frame(&frames[n - 1]);
-		}
-		putchar('\n');
-	}
-	fflush(stdout);
-	free(buf);
-	dwarf_sym_close(ds);
-	return bad;
+	a.inl = o.inl;
+	a.dwarf_names = o.dwarf_names;
+	serve(&a);
+	dwarf_sym_close(a.ds);
+	return a.bad;
 }

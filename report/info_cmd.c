@@ -164,17 +164,93 @@ static const char *parse_args(int argc, char **argv, int *status)
 	return NULL;
 }
 
+static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
+	"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
+static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
+
+/* start, end, duration, first and last session */
+static void print_times(const struct rsf_meta *m, const struct rsf_stats *st,
+			const struct info_counts *c)
+{
+	put_time("Start time:", (int64_t)m->start_realtime_ns);
+	if (st && st->end_realtime_ns) {
+		put_time("End time:", (int64_t)st->end_realtime_ns);
+		printf("%-22s %.3f s\n", "Duration:",
+		       (double)(int64_t)(st->end_realtime_ns - m->start_realtime_ns) / 1e9);
+	} else {
+		printf("%-22s (unknown: %s)\n", "End time:", st ? "not in the trailer" : "no trailer");
+	}
+	if (c->final) {
+		put_time("First session:", (int64_t)c->first_ts + m->mono_to_realtime_ns);
+		put_time("Last session end:", (int64_t)c->last_ts + m->mono_to_realtime_ns);
+	}
+}
+
+/* attach mode, tables, features and the record counts */
+static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
+{
+	const struct rsf_meta *m = rsf_reader_meta(rd);
+	size_t nfuncs, nksyms, nmods, nentry = 0;
+	const struct rsf_func *funcs = rsf_reader_funcs(rd, &nfuncs);
+
+	rsf_reader_ksyms(rd, &nksyms);
+	rsf_reader_modules(rd, &nmods);
+	for (size_t i = 0; i < nfuncs; i++)
+		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
+	printf("%-22s %s\n", "Attach mode:", m->attach_mode[0] ? m->attach_mode : "(unknown)");
+	printf("%-22s %zu (%zu entry)\n", "Traced functions:", nfuncs, nentry);
+	printf("%-22s %zu function symbol(s), %zu module(s)\n", "Kallsyms snapshot:", nksyms, nmods);
+	put_flags("Features:", m->features, feats, 9);
+	put_flags("Mode:", m->mode, modes, 5);
+	if (m->mode & RSF_MODE_LBR)
+		printf("%-22s flags 0x%" PRIx64 "%s%s\n", "LBR:", m->lbr_flags,
+		       m->lbr_status[0] ? ", not captured: " : ", captured", m->lbr_status);
+	printf("%-22s %" PRIu64 " record(s): %" PRIu64 " session(s) (%" PRIu64 " failed, %" PRIu64
+	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
+	       " trace, %" PRIu64 " LBR\n", "Records:", c->nrec, c->final, c->failed,
+	       c->final - c->failed, c->interim, c->ignored, c->starts, c->traces, c->lbrs);
+	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
+	if (rsf_reader_ring(rd)->max_size)
+		put_ring(rsf_reader_ring(rd));
+}
+
+/* the trailer: attach results and every counter, zeros included
+ * (RING_LOST: a flight recording lost older chunks) */
+static void print_trailer(const struct rsf_stats *st, const struct info_counts *c, bool ring_lost)
+{
+	const struct rs_bpf_stats *b = &st->bpf;
+	uint64_t in_file = c->final + c->interim + c->ignored;
+
+	printf("%-22s %" PRIu64 " attached, %" PRIu64 " failed\n", "Attach:", st->funcs_attached,
+	       st->funcs_failed);
+	printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
+	       st->detach_ns / 1e6);
+	printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
+	       st->records_written, st->chunks_written);
+	printf("Statistics:\n");
+	printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
+	printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
+	printf("  %-26s %" PRIu64 "\n", "sessions incomplete", b->sessions_incomplete);
+	printf("  %-26s %" PRIu64 "\n", "sessions table full", b->sessions_table_full);
+	printf("  %-26s %" PRIu64 "\n", "sessions exited", b->sessions_exited);
+	printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
+	printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
+	printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
+	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
+	if (st->prog_misses_known)
+		printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
+	else
+		printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
+	if (b->sessions_emitted != in_file && !ring_lost)
+		printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
+		       b->sessions_emitted, in_file);
+}
+
 int info_main(int argc, char **argv)
 {
-	static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
-		"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
-	static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
-	const struct rsf_meta *m;
 	const struct rsf_stats *st;
-	const struct rsf_func *funcs;
 	struct rsf_reader *rd;
 	struct info_counts c;
-	size_t nfuncs, nksyms, nmods, nentry = 0;
 	enum rsf_status s;
 	const char *path;
 	char err[512];
@@ -188,71 +264,13 @@ int info_main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err);
 		return 2;
 	}
-	m = rsf_reader_meta(rd);
-	funcs = rsf_reader_funcs(rd, &nfuncs);
-	rsf_reader_ksyms(rd, &nksyms);
-	rsf_reader_modules(rd, &nmods);
-	for (size_t i = 0; i < nfuncs; i++)
-		nentry += !!(funcs[i].flags & RS_FUNC_IS_ENTRY);
 	s = count_records(rd, &c);
 	st = s == RSF_END ? rsf_reader_stats(rd) : NULL;
-
-	print_header(path, m);
-	put_time("Start time:", (int64_t)m->start_realtime_ns);
-	if (st && st->end_realtime_ns) {
-		put_time("End time:", (int64_t)st->end_realtime_ns);
-		printf("%-22s %.3f s\n", "Duration:",
-		       (double)(int64_t)(st->end_realtime_ns - m->start_realtime_ns) / 1e9);
-	} else {
-		printf("%-22s (unknown: %s)\n", "End time:", st ? "not in the trailer" : "no trailer");
-	}
-	if (c.final) {
-		put_time("First session:", (int64_t)c.first_ts + m->mono_to_realtime_ns);
-		put_time("Last session end:", (int64_t)c.last_ts + m->mono_to_realtime_ns);
-	}
-	printf("%-22s %s\n", "Attach mode:", m->attach_mode[0] ? m->attach_mode : "(unknown)");
-	printf("%-22s %zu (%zu entry)\n", "Traced functions:", nfuncs, nentry);
-	printf("%-22s %zu function symbol(s), %zu module(s)\n", "Kallsyms snapshot:", nksyms, nmods);
-	put_flags("Features:", m->features, feats, 9);
-	put_flags("Mode:", m->mode, modes, 5);
-	if (m->mode & RSF_MODE_LBR)
-		printf("%-22s flags 0x%" PRIx64 "%s%s\n", "LBR:", m->lbr_flags,
-		       m->lbr_status[0] ? ", not captured: " : ", captured", m->lbr_status);
-	printf("%-22s %" PRIu64 " record(s): %" PRIu64 " session(s) (%" PRIu64 " failed, %" PRIu64
-	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
-	       " trace, %" PRIu64 " LBR\n", "Records:", c.nrec, c.final, c.failed, c.final - c.failed,
-	       c.interim, c.ignored, c.starts, c.traces, c.lbrs);
-	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
-	if (rsf_reader_ring(rd)->max_size)
-		put_ring(rsf_reader_ring(rd));
-	if (st) {
-		const struct rs_bpf_stats *b = &st->bpf;
-
-		printf("%-22s %" PRIu64 " attached, %" PRIu64 " failed\n", "Attach:", st->funcs_attached,
-		       st->funcs_failed);
-		printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
-		       st->detach_ns / 1e6);
-		printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
-		       st->records_written, st->chunks_written);
-		printf("Statistics:\n");
-		printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
-		printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
-		printf("  %-26s %" PRIu64 "\n", "sessions incomplete", b->sessions_incomplete);
-		printf("  %-26s %" PRIu64 "\n", "sessions table full", b->sessions_table_full);
-		printf("  %-26s %" PRIu64 "\n", "sessions exited", b->sessions_exited);
-		printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
-		printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
-		printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
-		printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
-		if (st->prog_misses_known)
-			printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
-		else
-			printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
-		if (b->sessions_emitted != c.final + c.interim + c.ignored &&
-		    !rsf_reader_ring(rd)->chunks_lost)
-			printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
-			       b->sessions_emitted, c.final + c.interim + c.ignored);
-	}
+	print_header(path, rsf_reader_meta(rd));
+	print_times(rsf_reader_meta(rd), st, &c);
+	print_contents(rd, &c);
+	if (st)
+		print_trailer(st, &c, rsf_reader_ring(rd)->chunks_lost);
 	if (s == RSF_DAMAGED)
 		printf("%-22s DAMAGED: %s\n", "Integrity:", rsf_reader_error(rd));
 	else if (!st)

@@ -13,7 +13,7 @@
 
 struct json_out {
 	struct rp_env *env;
-	FILE *out;
+	struct json_writer w;
 	struct sv_kframe *kf;             /* RS_MAX_KSTACK_DEPTH, reused per session */
 	int kpos[RS_MAX_KSTACK_DEPTH];    /* recorded kstack index -> kf index, -1 */
 	int match[RS_MAX_FSTACK_DEPTH];   /* logical frame -> kf index, -1 */
@@ -33,7 +33,7 @@ static struct json_out *json_out_new(struct rp_env *env, FILE *out)
 		return NULL;
 	}
 	j->env = env;
-	j->out = out;
+	jw_init(&j->w, out);
 	return j;
 }
 
@@ -45,16 +45,8 @@ static void json_out_free(struct json_out *j)
 	free(j);
 }
 
-static void put_str_or_null(FILE *out, const char *s)
-{
-	if (s)
-		json_put_str(out, s);
-	else
-		fputs("null", out);
-}
-
 /* ISO 8601 local time with nanoseconds and UTC offset */
-static void put_iso(FILE *out, int64_t real_ns)
+static void put_iso(struct json_writer *w, int64_t real_ns)
 {
 	time_t secs = (time_t)(real_ns >= 0 ? real_ns / 1000000000 : 0);
 	long ns = (long)(real_ns >= 0 ? real_ns % 1000000000 : 0);
@@ -64,10 +56,10 @@ static void put_iso(FILE *out, int64_t real_ns)
 	localtime_r(&secs, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
 	strftime(zone, sizeof(zone), "%z", &tm);   /* +hhmm */
-	fprintf(out, "\"%s.%09ld%.3s:%s\"", date, ns, zone, zone + 3);
+	jw_strf(w, "%s.%09ld%.3s:%s", date, ns, zone, zone + 3);
 }
 
-static void put_result(FILE *out, int64_t raw, uint32_t flags)
+static void put_result(struct json_writer *w, int64_t raw, uint32_t flags)
 {
 	char buf[RESULT_FMT_MAX];
 	size_t n;
@@ -78,102 +70,121 @@ static void put_result(FILE *out, int64_t raw, uint32_t flags)
 		memmove(buf, buf + 1, n - 2);
 		buf[n - 2] = '\0';
 	}
-	fprintf(out, "{\"raw\":%" PRId64 ",\"value\":%" PRId64 ",\"text\":", raw,
-		result_normalize(raw, flags));
-	json_put_str(out, buf);
-	fprintf(out, ",\"is_error\":%s}", result_is_error(raw, flags) ? "true" : "false");
+	jw_obj_begin(w);
+	jw_key(w, "raw");
+	jw_int(w, raw);
+	jw_key(w, "value");
+	jw_int(w, result_normalize(raw, flags));
+	jw_key(w, "text");
+	jw_str(w, buf);
+	jw_key(w, "is_error");
+	jw_bool(w, result_is_error(raw, flags));
+	jw_obj_end(w);
 }
 
-static void put_src(FILE *out, const struct symb_src *s)
+static void put_src(struct json_writer *w, const struct symb_src *s)
 {
-	fputs("{\"func\":", out);
-	put_str_or_null(out, s->func[0] ? s->func : NULL);
-	fputs(",\"file\":", out);
-	put_str_or_null(out, s->file[0] ? s->file : NULL);
-	fprintf(out, ",\"line\":%d}", s->line);
+	jw_obj_begin(w);
+	jw_key(w, "func");
+	jw_str_or_null(w, s->func[0] ? s->func : NULL);
+	jw_key(w, "file");
+	jw_str_or_null(w, s->file[0] ? s->file : NULL);
+	jw_key(w, "line");
+	jw_int(w, s->line);
+	jw_obj_end(w);
 }
 
 /* "source":..,"inlines":[..] of a symbolized address */
-static void put_src_inlines(FILE *out, const struct symb_info *si)
+static void put_src_inlines(struct json_writer *w, const struct symb_info *si)
 {
-	fputs("\"source\":", out);
+	jw_key(w, "source");
 	if (si && si->has_src)
-		put_src(out, &si->src);
+		put_src(w, &si->src);
 	else
-		fputs("null", out);
-	fputs(",\"inlines\":[", out);
-	for (int i = 0; si && i < si->ninlines && i < SYMB_MAX_INLINES; i++) {
-		if (i)
-			putc(',', out);
-		put_src(out, &si->inlines[i]);
-	}
-	putc(']', out);
+		jw_null(w);
+	jw_key(w, "inlines");
+	jw_arr_begin(w);
+	for (int i = 0; si && i < si->ninlines && i < SYMB_MAX_INLINES; i++)
+		put_src(w, &si->inlines[i]);
+	jw_arr_end(w);
 }
 
 /* "symbol":..,"module":..,"offset":.. of a symbolized address (si NULL:
  * no symbol covers it) */
-static void put_sym(FILE *out, const struct symb_info *si)
+static void put_sym(struct json_writer *w, const struct symb_info *si)
 {
-	if (!si) {
-		fputs("\"symbol\":null,\"module\":null,\"offset\":null", out);
-		return;
-	}
-	fputs("\"symbol\":", out);
-	json_put_str(out, si->name);
-	fputs(",\"module\":", out);
-	put_str_or_null(out, si->module);
-	fprintf(out, ",\"offset\":%" PRIu64, si->offset);
+	jw_key(w, "symbol");
+	jw_str_or_null(w, si ? si->name : NULL);
+	jw_key(w, "module");
+	jw_str_or_null(w, si ? si->module : NULL);
+	jw_key(w, "offset");
+	if (si)
+		jw_uint(w, si->offset);
+	else
+		jw_null(w);
 }
 
 /* an LBR address: symbol only */
-static void put_addr_sym(FILE *out, struct symbolizer *sym, uint64_t addr)
+static void put_addr_sym(struct json_writer *w, const char *key, struct symbolizer *sym,
+			 uint64_t addr)
 {
 	struct symb_info si;
 
-	put_sym(out, sym && symbolize(sym, addr, false, &si) == 0 ? &si : NULL);
+	jw_key(w, key);
+	jw_obj_begin(w);
+	put_sym(w, sym && symbolize(sym, addr, false, &si) == 0 ? &si : NULL);
+	jw_obj_end(w);
 }
 
 static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
 {
-	FILE *out = j->out;
+	struct json_writer *w = &j->w;
 	char buf[32];
 	bool exit = t->hdr.type == RS_REC_TRACE_EXIT;
-	uint32_t fl = rp_func_flags(j->env, t->func_id);
 
-	fprintf(out, "{\"type\":\"%s\",\"ts_ns\":%" PRIu64 ",\"func\":", exit ? "exit" : "entry", t->ts);
-	json_put_str(out, rp_func_name(j->env, t->func_id, buf, sizeof(buf)));
-	fprintf(out, ",\"func_id\":%u,\"depth\":%u,\"seq_id\":%u", t->func_id, t->depth, t->seq_id);
+	jw_obj_begin(w);
+	jw_key(w, "type");
+	jw_str(w, exit ? "exit" : "entry");
+	jw_key(w, "ts_ns");
+	jw_uint(w, t->ts);
+	jw_key(w, "func");
+	jw_str(w, rp_func_name(j->env, t->func_id, buf, sizeof(buf)));
+	jw_key(w, "func_id");
+	jw_uint(w, t->func_id);
+	jw_key(w, "depth");
+	jw_uint(w, t->depth);
+	jw_key(w, "seq_id");
+	jw_uint(w, t->seq_id);
 	if (exit) {
-		fputs(",\"result\":", out);
-		put_result(out, t->res, fl);
-		fprintf(out, ",\"latency_ns\":%" PRIu64, t->lat_ns);
+		jw_key(w, "result");
+		put_result(w, t->res, rp_func_flags(j->env, t->func_id));
+		jw_key(w, "latency_ns");
+		jw_uint(w, t->lat_ns);
 	}
-	putc('}', out);
+	jw_obj_end(w);
 }
 
-static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs_rec_lbr *l, bool *first)
+static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs_rec_lbr *l)
 {
+	struct json_writer *w = &j->w;
 	int n = l->lbrs_sz > 0 ? l->lbrs_sz / (int)sizeof(l->lbrs[0]) : 0;
 	size_t room = (l->hdr.size - offsetof(struct rs_rec_lbr, lbrs)) / sizeof(l->lbrs[0]);
 
-	if (l->hdr.size < offsetof(struct rs_rec_lbr, lbrs))
-		return;
 	if (n > RS_MAX_LBR_ENTRIES)
 		n = RS_MAX_LBR_ENTRIES;
 	if ((size_t)n > room)
 		n = (int)room;
 	for (int i = 0; i < n; i++) {
-		FILE *out = j->out;
-
-		if (!*first)
-			putc(',', out);
-		*first = false;
-		fprintf(out, "{\"from\":\"0x%" PRIx64 "\",\"to\":\"0x%" PRIx64 "\",\"flags\":%" PRIu64
-			",\"from_sym\":{", l->lbrs[i].from, l->lbrs[i].to, l->lbrs[i].flags);
-		put_addr_sym(out, sym, l->lbrs[i].from);
-		fputs("},\"to_sym\":{", out);
-		put_addr_sym(out, sym, l->lbrs[i].to);
-		fputs("}}", out);
+		jw_obj_begin(w);
+		jw_key(w, "from");
+		jw_strf(w, "0x%" PRIx64, l->lbrs[i].from);
+		jw_key(w, "to");
+		jw_strf(w, "0x%" PRIx64, l->lbrs[i].to);
+		jw_key(w, "flags");
+		jw_uint(w, l->lbrs[i].flags);
+		put_addr_sym(w, "from_sym", sym, l->lbrs[i].from);
+		put_addr_sym(w, "to_sym", sym, l->lbrs[i].to);
+		jw_obj_end(w);
 	}
 }
 
@@ -195,103 +206,191 @@ static void merge_stacks(struct json_out *j, const struct rp_session *s, struct 
 		j->kpos[j->kf[k].kidx] = k;
 }
 
-static int json_out_session(struct json_out *j, const struct rp_session *s)
+static void put_flags(struct json_writer *w, uint32_t flags)
+{
+	jw_key(w, "flags");
+	jw_obj_begin(w);
+	jw_key(w, "raw");
+	jw_uint(w, flags);
+	jw_key(w, "interim");
+	jw_bool(w, flags & RS_SESS_INTERIM);
+	jw_key(w, "stitched");
+	jw_bool(w, flags & RS_SESS_STITCHED);
+	jw_key(w, "overflow");
+	jw_bool(w, flags & RS_SESS_OVERFLOW);
+	jw_obj_end(w);
+}
+
+/* the session's own fields, up to its frames */
+static void put_session_head(struct json_out *j, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
 	int64_t m2r = j->env->meta->mono_to_realtime_ns;
+	struct json_writer *w = &j->w;
+
+	if (j->env->rec_file) {   /* several recordings: which one */
+		jw_key(w, "recording");
+		jw_obj_begin(w);
+		jw_key(w, "index");
+		jw_int(w, j->env->rec_index);
+		jw_key(w, "file");
+		jw_str(w, j->env->rec_file);
+		jw_key(w, "hostname");
+		jw_str(w, j->env->rec_host);
+		jw_obj_end(w);
+	}
+	jw_key(w, "session_id");
+	jw_uint(w, e->sess_id);
+	jw_key(w, "tid");
+	jw_uint(w, e->tid);
+	jw_key(w, "pid");
+	jw_uint(w, e->pid);
+	jw_key(w, "task_comm");
+	jw_str(w, s->task_comm);
+	jw_key(w, "proc_comm");
+	jw_str(w, s->proc_comm);
+	jw_key(w, "start_ktime_ns");
+	jw_uint(w, e->start_ts);
+	jw_key(w, "end_ktime_ns");
+	jw_uint(w, e->end_ts);
+	jw_key(w, "start_ns");
+	jw_int(w, (int64_t)e->start_ts + m2r);
+	jw_key(w, "end_ns");
+	jw_int(w, (int64_t)e->end_ts + m2r);
+	jw_key(w, "start_time");
+	put_iso(w, (int64_t)e->start_ts + m2r);
+	jw_key(w, "end_time");
+	put_iso(w, (int64_t)e->end_ts + m2r);
+	jw_key(w, "latency_ns");
+	jw_uint(w, rp_session_latency(s));
+	jw_key(w, "is_err");
+	jw_bool(w, e->flags & RS_SESS_IS_ERR);
+	put_flags(w, e->flags);
+	jw_key(w, "depth");
+	jw_uint(w, e->depth);
+	jw_key(w, "stitch_pos");
+	jw_uint(w, (e->flags & RS_SESS_STITCHED) ? e->stitch_pos : 0);
+	jw_key(w, "dropped_records");
+	jw_uint(w, e->dropped_records);
+	jw_key(w, "overflow_calls");
+	jw_uint(w, e->overflow_calls);
+	jw_key(w, "kstack_error");
+	if (e->kstack_sz < 0)
+		jw_int(w, e->kstack_sz);
+	else
+		jw_null(w);
+}
+
+/* where the call is on the kernel stack: the return address inside the
+ * function, its offset, source line and inlined frames (K NULL: not on it) */
+static void put_frame_kstack(struct json_writer *w, const struct sv_kframe *k)
+{
+	jw_key(w, "kstack_index");
+	if (k)
+		jw_int(w, k->kidx);
+	else
+		jw_null(w);
+	jw_key(w, "ip");
+	if (k)
+		jw_strf(w, "0x%" PRIx64, k->addr);
+	else
+		jw_null(w);
+	jw_key(w, "offset");
+	if (k)
+		jw_uint(w, k->si.offset);
+	else
+		jw_null(w);
+	put_src_inlines(w, k ? &k->si : NULL);
+}
+
+static void put_frame(struct json_out *j, const struct rp_session *s, int i)
+{
+	const struct rs_rec_session_end *e = s->e;
+	const struct rs_frame *f = &e->frames[i];
+	struct json_writer *w = &j->w;
+	bool unfinished = (e->flags & RS_SESS_INTERIM) && i < e->depth;
+	const struct sv_kframe *k = j->match[i] >= 0 ? &j->kf[j->match[i]] : NULL;
+
+	jw_obj_begin(w);
+	jw_key(w, "depth");
+	jw_int(w, i);
+	jw_key(w, "func");
+	jw_str(w, j->lf[i].name);
+	jw_key(w, "func_id");
+	jw_uint(w, f->func_id);
+	jw_key(w, "module");
+	jw_str_or_null(w, rp_func_module(j->env, f->func_id));
+	jw_key(w, "addr");
+	if (f->func_id < j->env->nfuncs)
+		jw_strf(w, "0x%" PRIx64, j->env->funcs[f->func_id].addr);
+	else
+		jw_null(w);
+	jw_key(w, "seq_id");
+	jw_uint(w, f->seq_id);
+	jw_key(w, "result");
+	if (unfinished)
+		jw_null(w);
+	else
+		put_result(w, f->res, rp_func_flags(j->env, f->func_id));
+	jw_key(w, "latency_ns");
+	jw_uint(w, unfinished ? 0 : f->lat_ns);
+	jw_key(w, "stitched");
+	jw_bool(w, (e->flags & RS_SESS_STITCHED) && i >= e->stitch_pos);
+	jw_key(w, "unfinished");
+	jw_bool(w, unfinished);
+	jw_key(w, "missing_from_kstack");
+	jw_bool(w, s->nk && !k);
+	put_frame_kstack(w, k);
+	jw_obj_end(w);
+}
+
+static void put_kframe(struct json_out *j, const struct rp_session *s, int i)
+{
+	const struct sv_kframe *k = j->kpos[i] >= 0 ? &j->kf[j->kpos[i]] : NULL;
+	bool ok = k && k->resolved;
+	struct json_writer *w = &j->w;
+
+	jw_obj_begin(w);
+	jw_key(w, "addr");
+	jw_strf(w, "0x%" PRIx64, s->e->kstack[i]);
+	put_sym(w, ok ? &k->si : NULL);
+	put_src_inlines(w, ok ? &k->si : NULL);
+	jw_key(w, "hidden");
+	jw_bool(w, k && k->filtered);
+	jw_obj_end(w);
+}
+
+static int json_out_session(struct json_out *j, const struct rp_session *s)
+{
 	struct symbolizer *sym = rp_symbolizer(j->env);
-	bool interim = e->flags & RS_SESS_INTERIM, stitched = e->flags & RS_SESS_STITCHED;
-	bool first = true;
-	FILE *out = j->out;
+	struct json_writer *w = &j->w;
 
 	merge_stacks(j, s, sym);
-
-	fprintf(out, "{\"session_id\":%" PRIu64 ",\"tid\":%u,\"pid\":%u,\"task_comm\":", e->sess_id,
-		e->tid, e->pid);
-	json_put_str(out, s->task_comm);
-	fputs(",\"proc_comm\":", out);
-	json_put_str(out, s->proc_comm);
-	fprintf(out, ",\"start_ktime_ns\":%" PRIu64 ",\"end_ktime_ns\":%" PRIu64
-		",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"start_time\":",
-		e->start_ts, e->end_ts, (int64_t)e->start_ts + m2r, (int64_t)e->end_ts + m2r);
-	put_iso(out, (int64_t)e->start_ts + m2r);
-	fputs(",\"end_time\":", out);
-	put_iso(out, (int64_t)e->end_ts + m2r);
-	fprintf(out, ",\"latency_ns\":%" PRIu64 ",\"is_err\":%s,\"flags\":{\"raw\":%u,\"interim\":%s,"
-		"\"stitched\":%s,\"overflow\":%s},\"depth\":%u,\"stitch_pos\":%u,"
-		"\"dropped_records\":%u,\"overflow_calls\":%u,\"kstack_error\":",
-		rp_session_latency(s), (e->flags & RS_SESS_IS_ERR) ? "true" : "false", e->flags,
-		interim ? "true" : "false", stitched ? "true" : "false",
-		(e->flags & RS_SESS_OVERFLOW) ? "true" : "false", e->depth,
-		stitched ? e->stitch_pos : 0, e->dropped_records, e->overflow_calls);
-	if (e->kstack_sz < 0)
-		fprintf(out, "%d", e->kstack_sz);
-	else
-		fputs("null", out);
-
-	fputs(",\"frames\":[", out);
-	for (int i = 0; i < e->nframes; i++) {
-		const struct rs_frame *f = &e->frames[i];
-		uint32_t fl = rp_func_flags(j->env, f->func_id);
-		bool unfinished = interim && i < e->depth;
-		const struct sv_kframe *k = j->match[i] >= 0 ? &j->kf[j->match[i]] : NULL;
-
-		if (i)
-			putc(',', out);
-		fprintf(out, "{\"depth\":%d,\"func\":", i);
-		json_put_str(out, j->lf[i].name);
-		fprintf(out, ",\"func_id\":%u,\"module\":", f->func_id);
-		put_str_or_null(out, rp_func_module(j->env, f->func_id));
-		if (f->func_id < j->env->nfuncs)
-			fprintf(out, ",\"addr\":\"0x%" PRIx64 "\"", j->env->funcs[f->func_id].addr);
-		else
-			fputs(",\"addr\":null", out);
-		fprintf(out, ",\"seq_id\":%u,\"result\":", f->seq_id);
-		if (unfinished)
-			fputs("null", out);
-		else
-			put_result(out, f->res, fl);
-		fprintf(out, ",\"latency_ns\":%" PRIu64 ",\"stitched\":%s,\"unfinished\":%s,"
-			"\"missing_from_kstack\":%s,\"kstack_index\":",
-			unfinished ? (uint64_t)0 : f->lat_ns,
-			stitched && i >= e->stitch_pos ? "true" : "false", unfinished ? "true" : "false",
-			(s->nk && !k) ? "true" : "false");
-		/* where the call is on the kernel stack: the return address inside
-		 * this function, its offset, source line and inlined frames */
-		if (k) {
-			fprintf(out, "%d,\"ip\":\"0x%" PRIx64 "\",\"offset\":%" PRIu64 ",", k->kidx,
-				k->addr, k->si.offset);
-			put_src_inlines(out, &k->si);
-		} else {
-			fputs("null,\"ip\":null,\"offset\":null,", out);
-			put_src_inlines(out, NULL);
-		}
-		putc('}', out);
-	}
-	fputs("],\"kstack\":[", out);
-	for (int i = 0; i < s->nk; i++) {
-		const struct sv_kframe *k = j->kpos[i] >= 0 ? &j->kf[j->kpos[i]] : NULL;
-		bool ok = k && k->resolved;
-
-		if (i)
-			putc(',', out);
-		fprintf(out, "{\"addr\":\"0x%" PRIx64 "\",", e->kstack[i]);
-		put_sym(out, ok ? &k->si : NULL);
-		putc(',', out);
-		put_src_inlines(out, ok ? &k->si : NULL);
-		fprintf(out, ",\"hidden\":%s}", k && k->filtered ? "true" : "false");
-	}
-	fputs("],\"trace\":[", out);
-	for (size_t i = 0; i < s->ntrace; i++) {
-		if (i)
-			putc(',', out);
+	jw_obj_begin(w);
+	put_session_head(j, s);
+	jw_key(w, "frames");
+	jw_arr_begin(w);
+	for (int i = 0; i < s->e->nframes; i++)
+		put_frame(j, s, i);
+	jw_arr_end(w);
+	jw_key(w, "kstack");
+	jw_arr_begin(w);
+	for (int i = 0; i < s->nk; i++)
+		put_kframe(j, s, i);
+	jw_arr_end(w);
+	jw_key(w, "trace");
+	jw_arr_begin(w);
+	for (size_t i = 0; i < s->ntrace; i++)
 		put_trace(j, &s->trace[i]);
-	}
-	fputs("],\"lbr\":[", out);
+	jw_arr_end(w);
+	jw_key(w, "lbr");
+	jw_arr_begin(w);
 	for (size_t i = 0; i < s->nlbrs; i++)
-		put_lbrs(j, sym, s->lbrs[i], &first);
-	fputs("]}\n", out);
-	return ferror(out) ? -1 : 0;
+		put_lbrs(j, sym, s->lbrs[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+	jw_newline(w);
+	return jw_error(w);
 }
 
 /* ------------------------------------------------------ as an output */

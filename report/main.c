@@ -10,7 +10,9 @@
 #include <string.h>
 #include "format/rsfile.h"
 #include "report/addr2line_cmd.h"
+#include "report/diff_cmd.h"
 #include "report/info_cmd.h"
+#include "report/multi_cmd.h"
 #include "report/pipeline.h"
 #include "report/report_args.h"
 #include "report/report_config.h"
@@ -23,7 +25,8 @@ struct report_cli {
 	struct report_args ra;
 	struct shared_opts s;
 	struct report_opts opts;
-	const char *path;
+	const char *paths[64];   /* several recordings: one merged report */
+	size_t npaths;
 	struct opt_group groups[2];
 	struct opt_cmdline c;
 };
@@ -40,13 +43,16 @@ static const struct subcmd {
 	{ "summary", run_summary, "summary FILE", "the same as --summary" },
 	{ "addr2line", addr2line_main, "addr2line", "hex addresses on stdin to FUNCTION PATH:LINE\n"
 	  "(see addr2line --help)" },
+	{ "diff", diff_main, "diff OLD NEW", "failing call paths new, gone or changed in count\n"
+	  "(see diff --help)" },
 };
 
 static void help(FILE *f, const struct opt_cmdline *c)
 {
-	fprintf(f, "Usage: " PROG " [OPTIONS] FILE\n"
-		   "       " PROG " info|summary|addr2line [OPTIONS] ...\n"
-		   "Render the sessions of a retsnoop-record recording as call stacks.\n\n");
+	fprintf(f, "Usage: " PROG " [OPTIONS] FILE...\n"
+		   "       " PROG " info|summary|addr2line|diff [OPTIONS] ...\n"
+		   "Render the sessions of retsnoop-record recordings as call stacks (several\n"
+		   "recordings: one report, sessions merged in time order).\n\n");
 	opt_help(f, c);
 	fprintf(f, "Subcommands (the global options may come before or after them):\n");
 	for (size_t i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++) {
@@ -62,9 +68,9 @@ static int word(void *ctx, const char *w, struct opt_error *e)
 {
 	struct report_cli *r = ctx;
 
-	if (r->path)
-		return opt_fail(e, OPT_EUSAGE, "unexpected argument '%s' (one recording at a time)", w);
-	r->path = w;
+	if (r->npaths == sizeof(r->paths) / sizeof(r->paths[0]))
+		return opt_fail(e, OPT_EUSAGE, "too many recordings (at most 64)");
+	r->paths[r->npaths++] = w;
 	return OPT_OK;
 }
 
@@ -83,7 +89,24 @@ static void cli_init(struct report_cli *r)
 	};
 }
 
-/* 0 to render R->path, else the exit status (help, version, usage error) */
+/* the output guard (nothing read may be overwritten), one -k for one
+ * recording; OPT_OK or OPT_EUSAGE */
+static int check_inputs(struct report_cli *r, struct opt_error *e)
+{
+	for (size_t k = 0; k < r->npaths; k++)
+		if (rp_sel_check_vs(&r->ra.sel, r->paths[k], "the recording being read", e->msg,
+				    sizeof(e->msg)))
+			return OPT_EUSAGE;
+	if (rp_sel_check_vs(&r->ra.sel, r->s.kernel, "the vmlinux given with -k", e->msg,
+			    sizeof(e->msg)))
+		return OPT_EUSAGE;
+	if (r->npaths > 1 && r->s.kernel)
+		return opt_fail(e, OPT_EUSAGE, "-k names one vmlinux: with several recordings, each "
+				"one's is found by its build-id");
+	return OPT_OK;
+}
+
+/* 0 to render R->paths, else the exit status (help, version, usage error) */
 static int parse_args(struct report_cli *r, int argc, char **argv, int *status)
 {
 	struct opt_error e;
@@ -92,13 +115,10 @@ static int parse_args(struct report_cli *r, int argc, char **argv, int *status)
 	if (k == OPT_OK)
 		k = report_args_finish(&r->ra, &r->s, true, &e);
 	if (k == OPT_OK && !r->s.help && !r->s.usage && !r->s.config_help && !r->s.version &&
-	    !r->path)
+	    !r->npaths)
 		k = opt_fail(&e, OPT_EUSAGE, "no recording file given");
-	/* the output guard: nothing read may be overwritten */
-	if (k == OPT_OK && r->path &&
-	    (rp_sel_check_vs(&r->ra.sel, r->path, "the recording being read", e.msg, sizeof(e.msg)) ||
-	     rp_sel_check_vs(&r->ra.sel, r->s.kernel, "the vmlinux given with -k", e.msg, sizeof(e.msg))))
-		k = OPT_EUSAGE;
+	if (k == OPT_OK && r->npaths)
+		k = check_inputs(r, &e);
 	*status = 0;
 	if (k < 0) {
 		opt_error_print(stderr, PROG, k, &e);
@@ -106,7 +126,7 @@ static int parse_args(struct report_cli *r, int argc, char **argv, int *status)
 	} else if (r->s.help) {
 		help(stdout, &r->c);
 	} else if (r->s.usage) {
-		opt_usage(stdout, &r->c, "FILE");
+		opt_usage(stdout, &r->c, "FILE...");
 	} else if (r->s.config_help) {
 		cfg_help(stdout, OPT_REPORT);
 	} else if (r->s.version) {
@@ -235,13 +255,19 @@ static int run_report(int argc, char **argv, bool summary)
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	if (parse_args(r, argc, argv, &ret))
 		goto out;
+	if (r->npaths > 1) {
+		ret = multi_report(PROG, r->paths, r->npaths, &r->opts, &r->ra,
+				   (struct view_ask){ r->ra.want_trace, r->ra.want_stack,
+						      r->ra.want_lbr });
+		goto out;
+	}
 	ret = 2;
-	rd = rsf_reader_open(r->path, err, sizeof(err));
+	rd = rsf_reader_open(r->paths[0], err, sizeof(err));
 	if (!rd) {   /* not a usage error: no --help hint */
 		fprintf(stderr, PROG ": %s\n", err);
 		goto out;
 	}
-	if (!pick_views(&r->opts, &r->ra, rsf_reader_meta(rd), r->path)) {
+	if (!pick_views(&r->opts, &r->ra, rsf_reader_meta(rd), r->paths[0])) {
 		if (r->opts.verbose) {
 			size_t nksyms, nmods, nfuncs;
 
@@ -250,7 +276,7 @@ static int run_report(int argc, char **argv, bool summary)
 			rsf_reader_funcs(rd, &nfuncs);
 			print_meta(rsf_reader_meta(rd), nksyms, nmods, nfuncs);
 		}
-		ret = render(rd, r->path, &r->opts, &r->ra);
+		ret = render(rd, r->paths[0], &r->opts, &r->ra);
 		fflush(stdout);
 	}
 	rsf_reader_close(rd);

@@ -25,12 +25,12 @@ struct slice {
 struct perfetto_out {
 	struct rp_env *env;
 	FILE *f;
+	struct json_writer w;
 	char *path;
 	uint64_t *seen;           /* open-addressing set of pid<<32|tid (0 = empty) */
 	size_t nseen, capseen;
 	struct slice *sl;
 	size_t nsl, capsl;
-	bool first;
 };
 
 static struct perfetto_out *perfetto_out_new(struct rp_env *env, const char *path, char *err,
@@ -60,22 +60,28 @@ static struct perfetto_out *perfetto_out_new(struct rp_env *env, const char *pat
 		free(p);
 		return NULL;
 	}
-	p->first = true;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"retsnoop-report\"},"
-	      "\"traceEvents\":[\n", p->f);
+	jw_init(&p->w, p->f);
+	jw_obj_begin(&p->w);
+	jw_key(&p->w, "displayTimeUnit");
+	jw_str(&p->w, "ns");
+	jw_key(&p->w, "otherData");
+	jw_obj_begin(&p->w);
+	jw_key(&p->w, "generator");
+	jw_str(&p->w, "retsnoop-report");
+	jw_obj_end(&p->w);
+	jw_key(&p->w, "traceEvents");
+	jw_arr_begin_lines(&p->w);   /* one event per line */
 	return p;
 }
 
-static void sep(struct perfetto_out *p)
+/* microseconds with the nanoseconds as a fraction */
+static void put_us(struct json_writer *w, const char *key, uint64_t ns)
 {
-	if (!p->first)
-		fputs(",\n", p->f);
-	p->first = false;
-}
+	char buf[48];
 
-static void put_us(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	jw_key(w, key);
+	jw_num_text(w, buf);
 }
 
 static bool seen_insert(uint64_t *set, size_t cap, uint64_t key)
@@ -204,35 +210,145 @@ static int slices_from_frames(struct perfetto_out *p, const struct rp_session *s
 	return 0;
 }
 
+/* a metadata event naming a thread or process track */
+static void put_meta(struct perfetto_out *p, const char *what, uint32_t pid, uint32_t tid,
+		     const char *name)
+{
+	struct json_writer *w = &p->w;
+
+	jw_obj_begin(w);
+	jw_key(w, "ph");
+	jw_str(w, "M");
+	jw_key(w, "name");
+	jw_str(w, what);
+	jw_key(w, "pid");
+	jw_uint(w, pid);
+	jw_key(w, "tid");
+	jw_uint(w, tid);
+	jw_key(w, "args");
+	jw_obj_begin(w);
+	jw_key(w, "name");
+	jw_str(w, name);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
 static void put_track_meta(struct perfetto_out *p, const struct rp_session *s, uint32_t tid)
 {
 	const struct rs_rec_session_end *e = s->e;
-	int n = track_new(p, ((uint64_t)e->pid << 32) | tid | (1ULL << 63));
 
-	if (n <= 0)
+	if (track_new(p, ((uint64_t)e->pid << 32) | tid | (1ULL << 63)) <= 0)
 		return;
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-		e->pid, tid);
-	json_put_str(p->f, s->task_comm);
-	fputs("}}", p->f);
-	if (track_new(p, (uint64_t)e->pid | (1ULL << 62)) > 0) {
-		sep(p);
-		fprintf(p->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":%u,"
-			"\"args\":{\"name\":", e->pid, tid);
-		json_put_str(p->f, s->proc_comm);
-		fputs("}}", p->f);
+	put_meta(p, "thread_name", e->pid, tid, s->task_comm);
+	if (track_new(p, (uint64_t)e->pid | (1ULL << 62)) > 0)
+		put_meta(p, "process_name", e->pid, tid, s->proc_comm);
+}
+
+/* "ph":"X","cat":CAT,"name":NAME,"pid":..,"tid":..,"ts":..,"dur":.. and
+ * the red colour of a failure */
+static void put_slice_head(struct perfetto_out *p, const char *cat, const char *name,
+			   uint32_t pid, uint32_t tid, uint64_t ts, uint64_t dur, bool err)
+{
+	struct json_writer *w = &p->w;
+
+	jw_obj_begin(w);
+	jw_key(w, "ph");
+	jw_str(w, "X");
+	jw_key(w, "cat");
+	jw_str(w, cat);
+	jw_key(w, "name");
+	jw_str(w, name);
+	jw_key(w, "pid");
+	jw_uint(w, pid);
+	jw_key(w, "tid");
+	jw_uint(w, tid);
+	put_us(w, "ts", ts);
+	put_us(w, "dur", dur);
+	if (err) {
+		jw_key(w, "cname");
+		jw_str(w, "terrible");
 	}
+}
+
+/* the session span, with the kernel stack attached */
+static void put_session_slice(struct perfetto_out *p, const struct rp_session *s, uint32_t tid)
+{
+	const struct rs_rec_session_end *e = s->e;
+	struct symbolizer *sym = rp_symbolizer(p->env);
+	struct json_writer *w = &p->w;
+	bool err = e->flags & RS_SESS_IS_ERR;
+	char nb[32], name[200], buf[300];
+
+	snprintf(name, sizeof(name), "%s %s",
+		 e->nframes ? rp_func_name(p->env, e->frames[0].func_id, nb, sizeof(nb)) : "session",
+		 err ? "(error)" : "(ok)");
+	put_slice_head(p, "session", name, e->pid, tid, e->start_ts,
+		       e->end_ts > e->start_ts ? e->end_ts - e->start_ts : 0, err);
+	jw_key(w, "args");
+	jw_obj_begin(w);
+	jw_key(w, "session_id");
+	jw_uint(w, e->sess_id);
+	jw_key(w, "error");
+	jw_bool(w, err);
+	jw_key(w, "stack");
+	jw_arr_begin(w);
+	for (int i = 0; i < s->nk; i++) {
+		struct symb_info si;
+
+		if (sym && symbolize(sym, e->kstack[i], true, &si) == 0)
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 "%s%s%s", si.name, si.offset,
+				 si.module ? " [" : "", si.module ? si.module : "", si.module ? "]" : "");
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, e->kstack[i]);
+		jw_str(w, buf);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+/* one traced call nested in the session span */
+static void put_call_slice(struct perfetto_out *p, const struct rp_session *s, uint32_t tid,
+			   const struct slice *sl)
+{
+	const struct rs_rec_session_end *e = s->e;
+	struct json_writer *w = &p->w;
+	uint32_t fl = rp_func_flags(p->env, sl->func_id);
+	bool ferr = sl->has_res && result_is_error(sl->res, fl);
+	char nb[32], res[RESULT_FMT_MAX];
+
+	/* nested calls must not start before the session span (ties sort first) */
+	put_slice_head(p, "call", rp_func_name(p->env, sl->func_id, nb, sizeof(nb)), e->pid, tid,
+		       sl->ts < e->start_ts ? e->start_ts : sl->ts, sl->dur, ferr);
+	jw_key(w, "args");
+	jw_obj_begin(w);
+	jw_key(w, "depth");
+	jw_int(w, sl->depth);
+	jw_key(w, "result");
+	if (sl->has_res) {
+		size_t k;
+
+		result_fmt(res, sizeof(res), sl->res, fl);
+		k = strlen(res);
+		if (k >= 2) {
+			memmove(res, res + 1, k - 2);
+			res[k - 2] = '\0';
+		}
+		jw_str(w, res);
+	} else {
+		jw_null(w);
+	}
+	jw_key(w, "error");
+	jw_bool(w, ferr);
+	jw_obj_end(w);
+	jw_obj_end(w);
 }
 
 static int perfetto_out_session(struct perfetto_out *p, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
-	struct symbolizer *sym = rp_symbolizer(p->env);
 	/* idle sessions (sess_id 1<<32|cpu) all have tid 0: one track per CPU */
 	uint32_t tid = (e->tid == 0 && (e->sess_id >> 32)) ? 0x40000000u + (uint32_t)e->sess_id : e->tid;
-	char nb[32], res[RESULT_FMT_MAX];
-	bool err = e->flags & RS_SESS_IS_ERR;
 	int n;
 
 	put_track_meta(p, s, tid);
@@ -242,80 +358,19 @@ static int perfetto_out_session(struct perfetto_out *p, const struct rp_session 
 		return -1;
 	if (p->nsl)
 		qsort(p->sl, p->nsl, sizeof(*p->sl), cmp_slice);
-
-	/* the session span, with the kernel stack attached */
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"X\",\"cat\":\"session\",\"name\":");
-	{
-		char name[200];
-
-		snprintf(name, sizeof(name), "%s %s",
-			 e->nframes ? rp_func_name(p->env, e->frames[0].func_id, nb, sizeof(nb)) : "session",
-			 err ? "(error)" : "(ok)");
-		json_put_str(p->f, name);
-	}
-	fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", e->pid, tid);
-	put_us(p->f, e->start_ts);
-	fputs(",\"dur\":", p->f);
-	put_us(p->f, e->end_ts > e->start_ts ? e->end_ts - e->start_ts : 0);
-	if (err)
-		fputs(",\"cname\":\"terrible\"", p->f);
-	fprintf(p->f, ",\"args\":{\"session_id\":%" PRIu64 ",\"error\":%s,\"stack\":[",
-		e->sess_id, err ? "true" : "false");
-	for (int i = 0; i < s->nk; i++) {
-		struct symb_info si;
-		char buf[300];
-
-		if (sym && symbolize(sym, e->kstack[i], true, &si) == 0)
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 "%s%s%s", si.name, si.offset,
-				 si.module ? " [" : "", si.module ? si.module : "", si.module ? "]" : "");
-		else
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, e->kstack[i]);
-		if (i)
-			putc(',', p->f);
-		json_put_str(p->f, buf);
-	}
-	fputs("]}}", p->f);
-
-	for (size_t i = 0; i < p->nsl; i++) {
-		const struct slice *sl = &p->sl[i];
-		uint32_t fl = rp_func_flags(p->env, sl->func_id);
-		bool ferr = sl->has_res && result_is_error(sl->res, fl);
-
-		sep(p);
-		fputs("{\"ph\":\"X\",\"cat\":\"call\",\"name\":", p->f);
-		json_put_str(p->f, rp_func_name(p->env, sl->func_id, nb, sizeof(nb)));
-		fprintf(p->f, ",\"pid\":%u,\"tid\":%u,\"ts\":", e->pid, tid);
-		/* nested calls must not start before the session span (ties sort first) */
-		put_us(p->f, sl->ts < e->start_ts ? e->start_ts : sl->ts);
-		fputs(",\"dur\":", p->f);
-		put_us(p->f, sl->dur);
-		if (ferr)
-			fputs(",\"cname\":\"terrible\"", p->f);
-		fprintf(p->f, ",\"args\":{\"depth\":%d,\"result\":", sl->depth);
-		if (sl->has_res) {
-			size_t k;
-
-			result_fmt(res, sizeof(res), sl->res, fl);
-			k = strlen(res);
-			if (k >= 2) {
-				memmove(res, res + 1, k - 2);
-				res[k - 2] = '\0';
-			}
-			json_put_str(p->f, res);
-		} else {
-			fputs("null", p->f);
-		}
-		fprintf(p->f, ",\"error\":%s}}", ferr ? "true" : "false");
-	}
-	return ferror(p->f) ? -1 : 0;
+	put_session_slice(p, s, tid);
+	for (size_t i = 0; i < p->nsl; i++)
+		put_call_slice(p, s, tid, &p->sl[i]);
+	return jw_error(&p->w);
 }
 
 static int perfetto_out_finish(struct perfetto_out *p, char *err, size_t errlen)
 {
 	int bad;
 
-	fputs("\n]}\n", p->f);
+	jw_arr_end(&p->w);
+	jw_obj_end(&p->w);
+	jw_newline(&p->w);
 	bad = ferror(p->f);
 	bad |= fclose(p->f) != 0;
 	p->f = NULL;

@@ -1,7 +1,9 @@
 /* pipeline.c - the report engine (pipeline.h): the table of outputs,
  * records through the session assembler, each snapshot through the
  * filters to every output, and the end of input (drop table, totals,
- * outputs finished, write errors collected into one message). */
+ * outputs finished, write errors collected into one message). Several
+ * recordings (rp_new_multi) each have their own tables, symbolizer and
+ * assembler; the shared outputs see the current recording's tables. */
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -24,6 +26,24 @@ static const struct rp_output *const outputs[] = {
 	&rp_out_text, &rp_out_json, &rp_out_folded, &rp_out_summary, &rp_out_perfetto,
 };
 #define NOUT (sizeof(outputs) / sizeof(outputs[0]))
+/* with several recordings, these outputs are made once per recording */
+static bool per_recording(const struct rp_output *o)
+{
+	return o == &rp_out_summary;
+}
+
+struct rp;
+static struct rp *rp_init(struct rp *p, const struct rp_env *t, char *err, size_t errlen);
+
+/* one recording of a merged report */
+struct rp_src {
+	struct rp *p;
+	struct rp_env env;                 /* its tables and symbolizer */
+	struct rp_asm *as;
+	struct rp_setup su;
+	void *state[NOUT];                 /* the per-recording outputs */
+	uint64_t finals, failed;           /* final sessions kept by the filters */
+};
 
 struct rp {
 	struct rp_config cfg;
@@ -35,6 +55,8 @@ struct rp {
 	bool filtering;
 	bool failed;                       /* a feed failed */
 	uint64_t filtered_finals;          /* final sessions the filters removed */
+	struct rp_src *src;                /* several recordings: NULL with one */
+	size_t nsrc;
 };
 
 bool rp_sel_text(const struct rp_outsel *sel)
@@ -96,6 +118,40 @@ static int on_session(void *ctx, const struct rp_session *s)
 	return ret;
 }
 
+/* a session of one of several recordings: the shared outputs see its tables */
+static int on_src_session(void *ctx, const struct rp_session *s)
+{
+	struct rp_src *src = ctx;
+	struct rp *p = src->p;
+	int ret = 0;
+
+	p->env = src->env;
+	if (p->filtering && !filters_keep(p->cfg.filt, s, &p->env)) {
+		if (!(s->e->flags & RS_SESS_INTERIM))
+			p->filtered_finals++;
+		return 0;
+	}
+	if (!(s->e->flags & RS_SESS_INTERIM)) {
+		src->finals++;
+		src->failed += !!(s->e->flags & RS_SESS_IS_ERR);
+	}
+	for (size_t i = 0; i < NOUT; i++) {
+		void *st = per_recording(outputs[i]) ? src->state[i] : p->state[i];
+
+		if (st && outputs[i]->session(st, s))
+			ret = -1;
+	}
+	return ret;
+}
+
+int rp_feed_from(struct rp *p, size_t k, const struct rs_rec_hdr *rec)
+{
+	if (k < p->nsrc && rp_asm_feed(p->src[k].as, rec) == 0)
+		return 0;
+	p->failed = true;
+	return -1;
+}
+
 int rp_feed(struct rp *p, const struct rs_rec_hdr *rec)
 {
 	if (rp_asm_feed(p->as, rec) == 0)
@@ -112,11 +168,23 @@ static int begin_outputs(struct rp *p, char *err, size_t errlen)
 	for (size_t i = 0; i < NOUT; i++) {
 		if (!outputs[i]->wanted(&p->su))
 			continue;
+		needs |= outputs[i]->needs(&p->su);
+		if (p->nsrc && per_recording(outputs[i])) {
+			for (size_t k = 0; k < p->nsrc; k++)
+				if (!(p->src[k].state[i] = outputs[i]->begin(&p->src[k].su, err, errlen)))
+					return -1;
+			continue;
+		}
 		p->state[i] = outputs[i]->begin(&p->su, err, errlen);
 		if (!p->state[i])
 			return -1;
-		needs |= outputs[i]->needs(&p->su);
 	}
+	for (size_t k = 0; k < p->nsrc; k++)
+		if (!(p->src[k].as = rp_asm_new(needs & RP_NEED_TRACE, needs & RP_NEED_LBR,
+						on_src_session, &p->src[k]))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 	p->as = rp_asm_new(needs & RP_NEED_TRACE, needs & RP_NEED_LBR, on_session, p);
 	if (!p->as) {
 		snprintf(err, errlen, "out of memory");
@@ -125,18 +193,56 @@ static int begin_outputs(struct rp *p, char *err, size_t errlen)
 	return 0;
 }
 
-struct rp *rp_new(const struct rp_config *cfg, const struct rp_env *t, char *err, size_t errlen)
+static struct rp *rp_create(const struct rp_config *cfg, const struct rp_env *t, size_t n,
+			    char *err, size_t errlen)
 {
 	struct rp *p;
 
 	if (rp_sel_check(&cfg->sel, err, errlen))
 		return NULL;
 	p = calloc(1, sizeof(*p));
-	if (!p) {
+	if (!p || (n && !(p->src = calloc(n, sizeof(*p->src))))) {
+		free(p);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	p->nsrc = n;
 	p->cfg = *cfg;
+	if (!rp_sel_text(&cfg->sel))
+		p->cfg.opts.show_stack = false;
+	for (size_t k = 0; k < n; k++) {
+		struct rp_src *src = &p->src[k];
+
+		src->p = p;
+		src->env = t[k];
+		src->env.sym = NULL;
+		src->env.rec_index = (int)k;
+		src->su = (struct rp_setup){ .env = &src->env, .opts = &p->cfg.opts,
+					     .sel = &p->cfg.sel, .out = cfg->out };
+	}
+	return rp_init(p, t, err, errlen);
+}
+
+struct rp *rp_new(const struct rp_config *cfg, const struct rp_env *t, char *err, size_t errlen)
+{
+	return rp_create(cfg, t, 0, err, errlen);
+}
+
+struct rp *rp_new_multi(const struct rp_config *cfg, const struct rp_env *t, size_t n,
+			char *err, size_t errlen)
+{
+	if (!n) {
+		snprintf(err, errlen, "no recording");
+		return NULL;
+	}
+	return rp_create(cfg, t, n, err, errlen);
+}
+
+/* filters against the first recording, then the outputs */
+static struct rp *rp_init(struct rp *p, const struct rp_env *t, char *err, size_t errlen)
+{
+	const struct rp_config *cfg = &p->cfg;
+
 	p->env = *t;
 	p->env.sym = NULL;
 	if (filters_prepare(cfg->filt, &p->env, err, errlen)) {
@@ -146,8 +252,6 @@ struct rp *rp_new(const struct rp_config *cfg, const struct rp_env *t, char *err
 	if (cfg->filt->note[0])
 		fprintf(cfg->msgs, "%s: note: %s\n", cfg->prog, cfg->filt->note);
 	p->filtering = filters_active(cfg->filt);
-	if (!rp_sel_text(&cfg->sel))
-		p->cfg.opts.show_stack = false;
 	p->su = (struct rp_setup){ .env = &p->env, .opts = &p->cfg.opts, .sel = &p->cfg.sel,
 				   .out = cfg->out };
 	if (begin_outputs(p, err, errlen)) {
@@ -157,8 +261,29 @@ struct rp *rp_new(const struct rp_config *cfg, const struct rp_env *t, char *err
 	return p;
 }
 
+/* each recording's own symbolizer: DWARF found by its build-id */
+static int attach_each(struct rp *p, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < p->nsrc; k++) {
+		struct rp_env *e = &p->src[k].env;
+
+		e->sym = symbolizer_new(e->ksyms, e->nksyms, e->mods, e->nmods);
+		if (!e->sym) {
+			snprintf(err, errlen, "out of memory loading %zu kallsyms entries", e->nksyms);
+			return -1;
+		}
+		if (dwarf_backend_attach(e->sym, e->meta, e->mods, e->nmods, &p->cfg.opts,
+					 p->cfg.msgs, err, errlen))
+			return -1;
+	}
+	p->env = p->src[0].env;
+	return 0;
+}
+
 int rp_attach_symbols(struct rp *p, char *err, size_t errlen)
 {
+	if (p->nsrc)
+		return attach_each(p, err, errlen);
 	symbolizer_free(p->env.sym);
 	p->env.sym = symbolizer_new(p->env.ksyms, p->env.nksyms, p->env.mods, p->env.nmods);
 	if (!p->env.sym) {
@@ -172,9 +297,30 @@ int rp_attach_symbols(struct rp *p, char *err, size_t errlen)
 /* -------------------------------------------------------------- the end */
 /* the recorder's drop table; sessions that lost records count as
  * incomplete even when the trailer (or no trailer) does not say so */
+static void asm_totals(const struct rp *p, struct rp_asm_stats *t)
+{
+	*t = *rp_asm_stats(p->as);
+	for (size_t k = 0; k < p->nsrc; k++) {
+		const struct rp_asm_stats *a = rp_asm_stats(p->src[k].as);
+
+		t->finals += a->finals;
+		t->interims += a->interims;
+		t->ignored += a->ignored;
+		t->bad_records += a->bad_records;
+		t->orphan_records += a->orphan_records;
+		t->records_over_limit += a->records_over_limit;
+		t->sessions_evicted += a->sessions_evicted;
+		t->sessions_with_drops += a->sessions_with_drops;
+	}
+}
+
 static void print_drops(struct rp *p, const struct rsf_stats *stats)
 {
-	uint64_t with_drops = rp_asm_stats(p->as)->sessions_with_drops;
+	struct rp_asm_stats tot;
+	uint64_t with_drops;
+
+	asm_totals(p, &tot);
+	with_drops = tot.sessions_with_drops;
 	struct rsf_stats seen;
 
 	if (stats)
@@ -189,8 +335,11 @@ static void print_drops(struct rp *p, const struct rsf_stats *stats)
 /* -v totals and what the assembler had to skip */
 static void print_totals(struct rp *p, const struct rsf_stats *stats)
 {
-	const struct rp_asm_stats *a = rp_asm_stats(p->as);
+	struct rp_asm_stats tot;
+	const struct rp_asm_stats *a = &tot;
 	FILE *m = p->cfg.msgs;
+
+	asm_totals(p, &tot);
 
 	if (p->cfg.opts.verbose) {
 		fprintf(m, "Rendered %" PRIu64 " session(s), %" PRIu64 " interim snapshot(s); "
@@ -224,6 +373,41 @@ static void add_err(char *err, size_t errlen, const char *msg)
 		snprintf(err + n, errlen - n, "%s%s", n ? "; " : "", msg);
 }
 
+/* several recordings: each one's per-recording outputs under a heading,
+ * then the session counts per recording and in total */
+static int finish_sources(struct rp *p, size_t i, char *err, size_t errlen)
+{
+	FILE *out = p->cfg.out;
+	uint64_t finals = 0, failed = 0;
+	char msg[300];
+	int ret = 0;
+
+	for (size_t k = 0; k < p->nsrc; k++) {
+		const struct rp_env *e = &p->src[k].env;
+
+		fprintf(out, "%s=== RECORDING %zu: %s (host %s, kernel %s) ===\n", k ? "\n" : "", k + 1,
+			e->rec_file, e->rec_host, e->meta->uts_release);
+		msg[0] = '\0';
+		if (outputs[i]->finish(p->src[k].state[i], msg, sizeof(msg))) {
+			add_err(err, errlen, msg);
+			ret = -1;
+		}
+	}
+	fprintf(out, "\n=== ALL %zu RECORDINGS ===\n  %3s  %-20s %-32s %10s %10s\n", p->nsrc, "#",
+		"HOST", "RECORDING", "SESSIONS", "FAILED");
+	for (size_t k = 0; k < p->nsrc; k++) {
+		const struct rp_src *src = &p->src[k];
+
+		fprintf(out, "  %3zu  %-20s %-32s %10" PRIu64 " %10" PRIu64 "\n", k + 1,
+			src->env.rec_host, src->env.rec_file, src->finals, src->failed);
+		finals += src->finals;
+		failed += src->failed;
+	}
+	fprintf(out, "  %3s  %-20s %-32s %10" PRIu64 " %10" PRIu64 "\n", "", "TOTAL", "", finals,
+		failed);
+	return ret;
+}
+
 int rp_finish(struct rp *p, const struct rsf_stats *stats, char *err, size_t errlen)
 {
 	char msg[300];
@@ -235,7 +419,10 @@ int rp_finish(struct rp *p, const struct rsf_stats *stats, char *err, size_t err
 	print_totals(p, stats);
 	for (size_t i = 0; i < NOUT; i++) {
 		msg[0] = '\0';
-		if (p->state[i] && outputs[i]->finish(p->state[i], msg, sizeof(msg))) {
+		if (p->nsrc && per_recording(outputs[i]) && p->src[0].state[i]) {
+			if (finish_sources(p, i, err, errlen))
+				ret = -1;
+		} else if (p->state[i] && outputs[i]->finish(p->state[i], msg, sizeof(msg))) {
 			add_err(err, errlen, msg);
 			ret = -1;
 		}
@@ -262,6 +449,15 @@ void rp_free(struct rp *p)
 		if (p->state[i])
 			outputs[i]->free(p->state[i]);
 	rp_asm_free(p->as);
-	symbolizer_free(p->env.sym);
+	for (size_t k = 0; k < p->nsrc; k++) {
+		for (size_t i = 0; i < NOUT; i++)
+			if (p->src[k].state[i])
+				outputs[i]->free(p->src[k].state[i]);
+		rp_asm_free(p->src[k].as);
+		symbolizer_free(p->src[k].env.sym);
+	}
+	if (!p->nsrc)   /* else a copy of a recording's */
+		symbolizer_free(p->env.sym);
+	free(p->src);
 	free(p);
 }

@@ -43,6 +43,16 @@ struct rp;
  * pipeline): checks the selection, resolves the filters against the
  * recording, begins the outputs. NULL with a message in err. */
 struct rp *rp_new(const struct rp_config *cfg, const struct rp_env *t, char *err, size_t errlen);
+/* several recordings merged into one report: T[k] (each with rec_file and
+ * rec_host set) are their tables. Sessions go to the outputs in the order
+ * they are fed (rp_feed_from), each with its recording's tables and
+ * symbolizer; the summary is made per recording, followed by a table of
+ * session counts per recording and in total. The filters are prepared
+ * against the first recording. */
+struct rp *rp_new_multi(const struct rp_config *cfg, const struct rp_env *t, size_t n,
+			char *err, size_t errlen);
+/* one record of recording K (rp_new_multi) */
+int rp_feed_from(struct rp *p, size_t k, const struct rs_rec_hdr *rec);
 /* the symbolizer every output shares: kallsyms, plus DWARF when a vmlinux
  * fits (-k or discovery; a note on msgs when not). -1 with a message when
  * the report must not go on (-k unreadable, build-id mismatch). */

@@ -21,6 +21,11 @@ struct rp_env {
 	const struct rsf_func *funcs;
 	size_t nfuncs;
 	struct symbolizer *sym;   /* made by rp_symbolizer() or set by the pipeline */
+	/* several recordings merged (rp_new_multi): which one this is, for
+	 * the outputs' labels; rec_file NULL when there is only one */
+	const char *rec_file;
+	const char *rec_host;
+	int rec_index;
 };
 
 /* the symbolizer (kallsyms only when made here); NULL when out of memory */

@@ -153,6 +153,8 @@ static void render_header(struct text_out *t, const struct rp_session *s)
 	}
 	fmt_ts(ts1, sizeof(ts1), e->start_ts, t->env->meta->mono_to_realtime_ns);
 	fmt_ts(ts2, sizeof(ts2), e->end_ts, t->env->meta->mono_to_realtime_ns);
+	if (t->env->rec_file)   /* several recordings: which one */
+		fprintf(t->out, "[%s %s] ", t->env->rec_host, t->env->rec_file);
 	fprintf(t->out, "%s -> %s TID/PID %u/%u (%s/%s):\n", ts1, ts2, e->tid, e->pid,
 		s->task_comm, s->proc_comm);
 }

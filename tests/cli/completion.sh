@@ -82,18 +82,20 @@ mkdir -p "$W/d" && touch "$W/d/rec1.rsr" "$W/d/rec2.rsr" "$W/d/vmlinux-x"
 cd "$W/d" || exit 1
 expect "retsnoop -o rec<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop -o rec)"
 expect "retsnoop-record -k vm<TAB>" "vmlinux-x" "$(comp retsnoop-record -k vm)"
-expect "retsnoop-report <TAB>" "$(printf '%s\n' addr2line info rec1.rsr rec2.rsr summary vmlinux-x)" \
+expect "retsnoop-report <TAB>" "$(printf '%s\n' addr2line diff info rec1.rsr rec2.rsr summary vmlinux-x)" \
 	"$(comp retsnoop-report '')"
 expect "retsnoop-report i<TAB>" "info" "$(comp retsnoop-report i)"
 expect "retsnoop-report info r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report info r)"
 expect "retsnoop-report -T r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report -T r)"
 expect "retsnoop-report addr2line -e vm<TAB>" "vmlinux-x" "$(comp retsnoop-report addr2line -e vm)"
 # global options before the subcommand
-expect "retsnoop-report -v <TAB>" "$(printf '%s\n' addr2line info rec1.rsr rec2.rsr summary vmlinux-x)" \
+expect "retsnoop-report -v <TAB>" "$(printf '%s\n' addr2line diff info rec1.rsr rec2.rsr summary vmlinux-x)" \
 	"$(comp retsnoop-report -v '')"
 expect "retsnoop-report -v info r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report -v info r)"
 expect "retsnoop-report -k vmlinux-x addr2line -e vm<TAB>" "vmlinux-x" \
 	"$(comp retsnoop-report -k vmlinux-x addr2line -e vm)"
+expect "retsnoop-report diff rec1.rsr r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report diff rec1.rsr r)"
+expect "retsnoop-report diff --format <TAB>" "$(printf '%s\n' json text)" "$(comp retsnoop-report diff --format '')"
 cd "$ROOT" || exit 1
 
 # values of long options written with '=' (bash splits the word at '=')

@@ -152,7 +152,7 @@ usage_err "retsnoop-report unknown flag"    "unknown option '--bogus'" "$REP" --
 usage_err "retsnoop-report no file"         "no recording file given" "$REP"
 # input errors are not usage errors: one line, no --help hint
 NO_HINT=1 usage_err "retsnoop-report missing file"    "nope.rsr: cannot open: No such file or directory" "$REP" nope.rsr
-usage_err "retsnoop-report two files"       "unexpected argument 'b.rsr'" "$REP" a.rsr b.rsr
+usage_err "retsnoop-report -k with two recordings" "-k names one vmlinux" "$REP" -k vmlinux a.rsr b.rsr
 usage_err "retsnoop-report unknown -C key"  "unknown config key 'stacks.nope' (see --config-help)" "$REP" -C stacks.nope=1 f.rsr
 usage_err "retsnoop-report unknown errno"   "unknown error 'EFOO' for -x/-X" "$REP" -x EFOO f.rsr
 usage_err "retsnoop-report bad PID abc"     "'abc'" "$REP" -p abc f.rsr
@@ -280,6 +280,28 @@ else
 		done
 	fi
 fi
+
+# ---- write errors of every report output reach the exit status: 1 and one
+# line naming what could not be written (stdout or the --perfetto file)
+write_err() {  # NAME 'TEXT' CMD... (stdout to /dev/full)
+	local name=$1 text=$2; shift 2
+	"$@" >/dev/full 2>"$W/err" </dev/null
+	RC=$? ERR=$(cat "$W/err")
+	if [ "$RC" != 1 ]; then bad "$name: exit $RC, expected 1 (stderr: $ERR)"
+	elif ! grep -qxF -- "retsnoop-report: $text" <<<"$ERR"; then bad "$name: no line '$text': $ERR"
+	else ok; fi
+}
+RSR=$ROOT/tests/golden/data/vm-bpf.rsr
+for o in "" "--format json" "--folded" "--summary"; do
+	# shellcheck disable=SC2086
+	write_err "report ${o:-text} to a full disk" "error writing the output" "$REP" -sn $o "$RSR"
+done
+write_err "report -T to a full disk" "error writing the output" \
+	"$REP" -sn -T "$ROOT/tests/golden/data/vm-trace.rsr"
+"$REP" -sn --perfetto /dev/full "$RSR" >/dev/null 2>"$W/err"
+RC=$? ERR=$(cat "$W/err")
+[ "$RC" = 1 ] && grep -qxF "retsnoop-report: --perfetto: error writing '/dev/full'" <<<"$ERR" && ok ||
+	bad "report --perfetto to a full disk: exit $RC: $ERR"
 
 echo "cli: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -4,7 +4,9 @@
 # (scripts/longfuncs.sh), and no two .c files that depend on each other in
 # a loop, neither through headers (A includes B's header, B includes A's)
 # nor through calls (A calls a function B defines and back, found with nm
-# in the built objects of build/; skipped when they are missing).
+# in the built objects of build/, built first by tests/run-all.sh cli).
+# Long functions listed in tests/cli/structure.pending (a rewrite under
+# way) are printed, not failed.
 # Prints "cli-structure: N passed, N failed"; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -16,11 +18,33 @@ bad() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
-if scripts/longfuncs.sh "${DIRS[@]}" >"$W/long"; then
-	ok
-else
+# functions waiting for a rewrite already under way, one "file function"
+# per line in tests/cli/structure.pending: named, not failed; remove the
+# line when the rewrite lands (a waived function that is short again fails)
+PENDING=tests/cli/structure.pending
+scripts/longfuncs.sh "${DIRS[@]}" >"$W/long"
+: >"$W/long-new"
+while IFS= read -r l; do
+	f=${l%%:*} fn=${l#*: } fn=${fn%% (*}
+	if grep -qx "$f $fn" "$PENDING" 2>/dev/null; then
+		echo "pending: $l"
+	else
+		echo "$l" >>"$W/long-new"
+	fi
+done <"$W/long"
+if [ -s "$W/long-new" ]; then
 	bad "functions longer than 100 lines:"
-	sed 's/^/  /' "$W/long"
+	sed 's/^/  /' "$W/long-new"
+else
+	ok
+fi
+stale=$(grep -v '^#' "$PENDING" 2>/dev/null | while read -r f fn; do
+	[ -n "$f" ] && ! grep -q "^$f:[0-9]*: $fn (" "$W/long" && echo "$f $fn"
+done)
+if [ -n "$stale" ]; then
+	bad "$PENDING names functions no longer too long (remove them): $(echo $stale)"
+else
+	ok
 fi
 
 # loops: tsort names the files of every loop it has to break

@@ -233,6 +233,13 @@ check "SIGINT: exit 0" [ "$(rc int)" = 0 ]
 check "SIGINT with drops: drop statistics between Detaching... and DONE" \
 	bash -c "sed -n '/^Detaching\.\.\.\$/,/^DONE in [0-9]* ms\.\$/p' '$OUT/int.err' | grep -q '^WARNING! There were dropped' &&
 		grep -Eq '^DROPPED RECORDS: +[1-9]' '$OUT/int.err' && grep -Eqx 'DONE in [0-9]+ ms\.' '$OUT/int.err'"
+TABLE='^(WARNING! There were dropped|[A-Z][A-Z -]*: +[0-9]+$)'
+check "SIGINT with drops: one drop table (stderr), none on stdout" \
+	bash -c "[ \$(grep -c '^WARNING! There were dropped' '$OUT/int.err') = 1 ] &&
+		! grep -q -e '^WARNING! There were dropped' -e '^DROPPED ' '$OUT/int.out'"
+check "SIGINT with drops: retsnoop-report prints the same table (labels and counts) of the -o file" \
+	bash -c "diff <(grep -E '$TABLE' '$OUT/int.err') \
+		<(RETSNOOP_NO_DWARF=1 '$WORK/retsnoop-report' -sn '$OUT/int.rsr' 2>&1 >/dev/null | grep -E '$TABLE')"
 same_as_report int -T
 
 # terminal only: progress bar and status line
