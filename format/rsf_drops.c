@@ -28,5 +28,13 @@ void rsf_print_drops(FILE *f, const struct rsf_stats *st)
 	line(f, "RINGBUF LOST:", st->ringbuf_lost);
 	line(f, "DEPTH OVERFLOWS:", b->depth_overflows);
 	line(f, "EXIT MISMATCHES:", b->exit_mismatches);
-	line(f, "MISSED PROBES:", st->prog_misses);
+	if (st->prog_misses) {
+		fprintf(f, "%-20s%" PRIu64, "MISSED PROBES:", st->prog_misses);
+		if (st->prog_misses_entry || st->prog_misses_exit)
+			fprintf(f, " (entry programs %" PRIu64 ", exit programs %" PRIu64 ")",
+				st->prog_misses_entry, st->prog_misses_exit);
+		fprintf(f, "\n%-20s(traced calls the kernel ran without retsnoop's BPF program, which "
+			"it skips while another BPF program runs on that CPU: their sessions may "
+			"lack frames or be missing)\n", "");
+	}
 }

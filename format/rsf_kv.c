@@ -56,6 +56,8 @@ const struct rsf_kv_field rsf_stats_fields[] = {
 	S_U("end_realtime_ns", end_realtime_ns),
 	S_U("bpf.prog_misses", prog_misses),
 	S_U("bpf.prog_misses_known", prog_misses_known),
+	S_U("bpf.prog_misses.entry", prog_misses_entry),
+	S_U("bpf.prog_misses.exit", prog_misses_exit),
 };
 const size_t rsf_stats_nfields = sizeof(rsf_stats_fields) / sizeof(rsf_stats_fields[0]);
 

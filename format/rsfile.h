@@ -104,6 +104,8 @@ struct rsf_stats {
 	uint64_t end_realtime_ns;
 	uint64_t prog_misses;           /* BPF program runs the kernel skipped (recursion) */
 	uint64_t prog_misses_known;     /* 1 when the recorder measured prog_misses */
+	uint64_t prog_misses_entry;     /* of prog_misses: the entry programs' (kprobe, fentry) */
+	uint64_t prog_misses_exit;      /* of prog_misses: the exit programs' (kretprobe, fexit) */
 };
 
 /* ---------------------------------------------------------------- writer */

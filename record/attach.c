@@ -450,18 +450,34 @@ static uint64_t prog_misses(int fd)
 	return info.recursion_misses;
 }
 
-uint64_t tracer_prog_misses(const struct tracer *t)
+/* entry programs: kprobe(.multi), fentry; exit: kretprobe(.multi),
+ * fexit; the task-lifetime tracepoints count in the total only */
+void tracer_prog_misses(const struct tracer *t, struct prog_misses *m)
 {
 	struct bpf_program *p;
-	uint64_t n = 0;
 
-	bpf_object__for_each_program(p, t->skel->obj)
-		n += prog_misses(bpf_program__fd(p));
-	/* fentry clones: attach_fentry pushes link, link, prog, prog per function */
-	for (size_t i = 0; i < t->nfds; i++)
-		if (i % 4 >= 2)
-			n += prog_misses(t->fds[i]);
-	return n;
+	memset(m, 0, sizeof(*m));
+	bpf_object__for_each_program(p, t->skel->obj) {
+		const char *sec = bpf_program__section_name(p);
+		uint64_t n = prog_misses(bpf_program__fd(p));
+
+		m->total += n;
+		if (strstr(sec, "kretprobe") || strstr(sec, "fexit"))
+			m->exit += n;
+		else if (strstr(sec, "kprobe") || strstr(sec, "fentry"))
+			m->entry += n;
+	}
+	/* fentry clones: attach_fentry pushes link, link, prog (exit), prog
+	 * (entry) per function */
+	for (size_t i = 0; i < t->nfds; i++) {
+		uint64_t n = i % 4 >= 2 ? prog_misses(t->fds[i]) : 0;
+
+		m->total += n;
+		if (i % 4 == 2)
+			m->exit += n;
+		else
+			m->entry += n;
+	}
 }
 
 /* one detaching thread's share of the links and fds */

@@ -42,8 +42,12 @@ void tracer_stop(struct tracer *t);
 int tracer_ringbuf_fd(const struct tracer *t);
 void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out);
 /* program runs the kernel skipped (recursion misses of every loaded
- * program); call before tracer_detach, which closes fentry clones */
-uint64_t tracer_prog_misses(const struct tracer *t);
+ * program), in all and of the entry and exit programs; call before
+ * tracer_detach, which closes fentry clones */
+struct prog_misses {
+	uint64_t total, entry, exit;
+};
+void tracer_prog_misses(const struct tracer *t, struct prog_misses *m);
 void tracer_detach(struct tracer *t);   /* closes links and programs, timed */
 void tracer_close(struct tracer *t);
 

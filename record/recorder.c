@@ -385,13 +385,17 @@ static void print_drops(FILE *f, const struct rsf_stats *st)
 /* detaches (timed) and collects the trailer's statistics */
 static void detach(struct recorder *r, struct rsf_stats *st)
 {
-	uint64_t misses = tracer_prog_misses(&r->tr);   /* before detach closes fentry clones */
+	struct prog_misses misses;
 	struct timespec ts;
+
+	tracer_prog_misses(&r->tr, &misses);   /* before detach closes fentry clones */
 
 	tracer_detach(&r->tr);
 	memset(st, 0, sizeof(*st));
 	tracer_stats(&r->tr, &st->bpf);
-	st->prog_misses = misses;
+	st->prog_misses = misses.total;
+	st->prog_misses_entry = misses.entry;
+	st->prog_misses_exit = misses.exit;
 	st->prog_misses_known = 1;
 	st->records_written = r->sink.records;
 	st->ringbuf_lost = capture_bad_records();

@@ -147,6 +147,47 @@ static void dwb_free(void *ctx)
 	free(b);
 }
 
+/* why -k PATH, which is not an ELF file libelf can read, cannot be used:
+ * missing, unreadable, a compressed kernel image (what /boot holds), or
+ * something else */
+static void explain_bad_k(const char *path, const char *release, char *err, size_t errlen)
+{
+	static const struct { size_t off; const char *magic; size_t len; const char *what; } imgs[] = {
+		{ 0x202, "HdrS", 4, "a compressed kernel image (bzImage)" },
+		{ 0, "\x1f\x8b", 2, "a gzip-compressed file" },
+		{ 0, "\x28\xb5\x2f\xfd", 4, "a zstd-compressed file" },
+		{ 0, "\xfd" "7zXZ", 5, "an xz-compressed file" },
+		{ 0x38, "ARMd", 4, "a kernel Image without debug info" },
+	};
+	unsigned char buf[0x210];
+	const char *rel = release && *release ? release : "RELEASE";
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		snprintf(err, errlen, "-k %s: %s", path,
+			 errno == ENOENT ? "no such file" : strerror(errno));
+		return;
+	}
+	n = fread(buf, 1, sizeof(buf), f);
+	if (!n && ferror(f)) {              /* e.g. a directory */
+		snprintf(err, errlen, "-k %s: %s", path, strerror(errno));
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	for (size_t i = 0; i < sizeof(imgs) / sizeof(imgs[0]); i++) {
+		if (n >= imgs[i].off + imgs[i].len &&
+		    !memcmp(buf + imgs[i].off, imgs[i].magic, imgs[i].len)) {
+			snprintf(err, errlen, "-k %s: %s, not a vmlinux with debug info; pass the "
+				 "vmlinux from the linux-image-%s-dbg package "
+				 "(/usr/lib/debug/boot/vmlinux-%s)", path, imgs[i].what, rel, rel);
+			return;
+		}
+	}
+	snprintf(err, errlen, "-k %s: not an ELF file (pass the vmlinux with debug info)", path);
+}
+
 /* the vmlinux to use: -k PATH or discovery; NULL when DWARF is off (msgs
  * already told why) or on a fatal error (*fatal set, err filled) */
 static char *pick_vmlinux(const struct rsf_meta *meta, const struct report_opts *o, FILE *msgs,
@@ -162,7 +203,7 @@ static char *pick_vmlinux(const struct rsf_meta *meta, const struct report_opts 
 	if (o->vmlinux) {
 		n = elf_file_build_id(o->vmlinux, got, sizeof(got));
 		if (n < 0) {
-			snprintf(err, errlen, "-k %s: not a readable ELF file", o->vmlinux);
+			explain_bad_k(o->vmlinux, meta->uts_release, err, errlen);
 			*fatal = true;
 			return NULL;
 		}
@@ -201,7 +242,8 @@ static char *pick_vmlinux(const struct rsf_meta *meta, const struct report_opts 
 		*mismatch = true;
 		return mm;
 	}
-	fprintf(msgs, "%s: %s; showing kallsyms names only\n", program_invocation_short_name, why);
+	if (!o->no_src_output)
+		fprintf(msgs, "%s: no source lines: %s\n", program_invocation_short_name, why);
 	return NULL;
 }
 

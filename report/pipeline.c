@@ -210,6 +210,9 @@ static struct rp *rp_create(const struct rp_config *cfg, const struct rp_env *t,
 	p->cfg = *cfg;
 	if (!rp_sel_text(&cfg->sel))
 		p->cfg.opts.show_stack = false;
+	/* only the text stack and LBR views print source lines */
+	p->cfg.opts.no_src_output = !rp_sel_text(&cfg->sel) ||
+				    !(p->cfg.opts.show_stack || p->cfg.opts.show_lbr);
 	for (size_t k = 0; k < n; k++) {
 		struct rp_src *src = &p->src[k];
 
@@ -430,6 +433,14 @@ int rp_finish(struct rp *p, const struct rsf_stats *stats, char *err, size_t err
 	if (p->filtering && p->cfg.opts.verbose)
 		fprintf(p->cfg.msgs, "Filters kept %" PRIu64 " of %" PRIu64 " session snapshot(s).\n",
 			p->cfg.filt->kept, p->cfg.filt->kept + p->cfg.filt->removed);
+	else if (p->filtering && p->filtered_finals) {
+		struct rp_asm_stats tot;
+
+		asm_totals(p, &tot);
+		if (p->filtered_finals == tot.finals)
+			fprintf(p->cfg.msgs, "%s: the filters kept none of the %" PRIu64 " session(s)\n",
+				p->cfg.prog, p->filtered_finals);
+	}
 	if (fflush(p->cfg.out) || ferror(p->cfg.out)) {
 		add_err(err, errlen, "error writing the output");
 		ret = -1;

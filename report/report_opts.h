@@ -25,6 +25,7 @@ struct report_opts {
 	bool show_trace;         /* -T view */
 	bool show_lbr;           /* -B view */
 	int lbr_max_count;       /* 0 = all */
+	bool no_src_output;      /* no output prints source lines: a missing vmlinux is not said */
 	int verbose;
 };
 

@@ -2,6 +2,7 @@
  * release in the standard places (optionally under $RETSNOOP_DEBUG_ROOT),
  * checks its GNU build-id, and falls back to a libdebuginfod fetch by
  * build-id when DEBUGINFOD_URLS is set (see dwarf_sym.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,8 @@ char *dwarf_find_vmlinux(const char *release, const uint8_t *build_id, size_t le
 		}
 	}
 
-	char *got = dwarf_debuginfod_fetch(build_id, len);
+	char dbgd[256];
+	char *got = dwarf_debuginfod_fetch(build_id, len, dbgd, sizeof(dbgd));
 	if (got) {
 		free(mm);
 		return got;
@@ -81,29 +83,44 @@ char *dwarf_find_vmlinux(const char *release, const uint8_t *build_id, size_t le
 		else
 			free(mm);
 	} else {
-		snprintf(err, errlen,
-			 "no vmlinux with debug info found for kernel %s%s%s (install the "
-			 "linux-image-%s-dbg package, pass -k PATH, or set DEBUGINFOD_URLS)",
-			 release && *release ? release : "(unknown release)",
-			 len ? ", build-id " : "", len ? want : "",
-			 release && *release ? release : "RELEASE");
+		const char *rel = release && *release ? release : "(unknown release)";
+
+		if (dbgd[0])      /* DEBUGINFOD_URLS set: its answer, not advice to set it */
+			snprintf(err, errlen, "no vmlinux with debug info for %s here, and debuginfod %s",
+				 rel, dbgd);
+		else
+			snprintf(err, errlen, "no vmlinux with debug info for %s (install its -dbg "
+				 "package, pass -k, or set DEBUGINFOD_URLS)", rel);
 	}
 	return NULL;
 }
 
-char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len)
+char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len, char *why, size_t whylen)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	debuginfod_client *c;
 	char *path = NULL;
 	int fd;
 
-	if (!len || !urls || !*urls || !(c = debuginfod_begin()))
+	if (why && whylen)
+		why[0] = '\0';
+	if (!len || !urls || !*urls)
 		return NULL;
+	if (!(c = debuginfod_begin())) {
+		if (why)
+			snprintf(why, whylen, "cannot start a client");
+		return NULL;
+	}
 	fd = debuginfod_find_debuginfo(c, build_id, (int)len, &path);
 	debuginfod_end(c);
 	if (fd < 0) {
+		char hex[129];
+
 		free(path);
+		dwarf_build_id_hex(build_id, len > 64 ? 64 : len, hex);
+		if (why)
+			snprintf(why, whylen, "%s: build-id %s: %s", urls, hex,
+				 fd == -ENOENT ? "not found" : strerror(-fd));
 		return NULL;
 	}
 	close(fd);

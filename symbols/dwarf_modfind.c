@@ -201,7 +201,8 @@ char *dwarf_modfind_path(struct dwarf_modfind *mf, const char *module, const uin
 		return strdup(mf->v[i].path);
 	}
 
-	char *fetched = dwarf_debuginfod_fetch(bid, len);
+	char dbgd[256];
+	char *fetched = dwarf_debuginfod_fetch(bid, len, dbgd, sizeof(dbgd));
 	if (fetched) {
 		free(name);
 		return fetched;
@@ -210,6 +211,8 @@ char *dwarf_modfind_path(struct dwarf_modfind *mf, const char *module, const uin
 	if (mismatch)
 		snprintf(err, errlen, "module %s: %s has build-id %s, the recorded module has %s",
 			 module, mismatch, got_hex, want);
+	else if (dbgd[0])
+		snprintf(err, errlen, "module %s: no debug file here, and debuginfod %s", module, dbgd);
 	else
 		snprintf(err, errlen, "module %s: no debug file%s%s found (install the "
 			 "linux-image-%s-dbg package or set DEBUGINFOD_URLS)", module,

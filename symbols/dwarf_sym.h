@@ -120,8 +120,10 @@ void dwarf_modfind_free(struct dwarf_modfind *mf);
 /* Hex form of a build-id ("" when len == 0); out needs 2*len+1 bytes. */
 void dwarf_build_id_hex(const uint8_t *id, size_t len, char *out);
 /* the debug file with this build-id from the servers in $DEBUGINFOD_URLS
- * (malloc'ed path in debuginfod's cache), or NULL if unset or not found */
-char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len);
+ * (malloc'ed path in debuginfod's cache), or NULL if unset or not found;
+ * then why (may be NULL) says why in a few words when the servers were
+ * asked ("" when they were not) */
+char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len, char *why, size_t whylen);
 
 /* Source-path globs (record-time ":kernel/bpf/ *.c", without the space): calls cb once for
  * every out-of-line function (DW_TAG_subprogram with code) of every CU whose

@@ -188,6 +188,62 @@ usage_err "retsnoop-record -o onto -k" "-o '$W/g-hard.rsr' is the vmlinux given 
 usage_err "retsnoop --perfetto onto -o" "is the recording written with -o: refusing to overwrite it" "$LIVE" -e x -o "$W/g.rsr" --perfetto "$W/g-sym.rsr"
 if cmp -s "$GUARD_REC" "$W/g.rsr"; then ok; else bad "record/live guards changed the file"; fi
 
+# ---- issue 11's messages on a real recording (no DWARF found: an empty
+# debug root, no debuginfod)
+VREC=$ROOT/tests/golden/data/vm-trace.rsr
+mkdir -p "$W/nodbg" "$W/kdir"
+export RETSNOOP_DEBUG_ROOT=$W/nodbg
+NO_HINT=1 usage_err "retsnoop-report -k missing" "-k $W/nope: no such file" "$REP" -k "$W/nope" "$VREC"
+NO_HINT=1 usage_err "retsnoop-report -k directory" "-k $W/kdir: Is a directory" "$REP" -k "$W/kdir" "$VREC"
+# a compressed kernel image: the x86 boot header's magic at 0x202
+python3 -c 'import sys; b = bytearray(4096); b[0x202:0x206] = b"HdrS"; open(sys.argv[1], "wb").write(b)' "$W/vmlinuz"
+NO_HINT=1 usage_err "retsnoop-report -k bzImage" "-k $W/vmlinuz: a compressed kernel image (bzImage), not a vmlinux with debug info; pass the vmlinux from the linux-image-" "$REP" -k "$W/vmlinuz" "$VREC"
+printf '\x1f\x8b\x08\x00' >"$W/vmlinux.gz"
+NO_HINT=1 usage_err "retsnoop-report -k gzip" "a gzip-compressed file, not a vmlinux with debug info; pass the vmlinux from the linux-image-" "$REP" -k "$W/vmlinux.gz" "$VREC"
+# the missing-vmlinux line: short, once, only for outputs with source lines
+nov() {  # NAME WANT(0|1) ARGS...: stderr has (1) / has not (0) the line
+	local name=$1 want=$2 n; shift 2
+	run env -u RETSNOOP_NO_DWARF -u DEBUGINFOD_URLS "$REP" "$@" "$VREC"
+	n=$(grep -c 'no vmlinux with debug info' <<<"$ERR")
+	if [ "$RC" != 0 ] || [ "$n" != "$want" ]; then
+		bad "$name: exit $RC, the no-vmlinux line $n times (want $want): $ERR"
+	elif [ "$want" = 1 ] && [ "$(grep 'no vmlinux' <<<"$ERR" | wc -c)" -gt 160 ]; then
+		bad "$name: the no-vmlinux line is long: $ERR"
+	elif [ "$want" = 1 ] && ! grep -q "^retsnoop-report: no source lines: no vmlinux with debug info for [^ ]* (install its -dbg package, pass -k, or set DEBUGINFOD_URLS)\$" <<<"$ERR"; then
+		bad "$name: unexpected no-vmlinux line: $ERR"
+	else
+		ok
+	fi
+}
+nov "no vmlinux: stack view"   1 -x ENOENT
+nov "no vmlinux: --folded"     0 --folded
+nov "no vmlinux: summary"      0 summary
+nov "no vmlinux: --format json" 0 --format json
+nov "no vmlinux: -T view only" 0 -T -x ENOENT
+# with DEBUGINFOD_URLS set, what debuginfod said instead of advice to set it
+run env -u RETSNOOP_NO_DWARF DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_TIMEOUT=5 "$REP" -x ENOENT "$VREC"
+if [ "$RC" = 0 ] && grep -q '^retsnoop-report: no source lines: no vmlinux with debug info for [^ ]* here, and debuginfod http://127.0.0.1:9: build-id [0-9a-f]*: ' <<<"$ERR" &&
+   ! grep -q 'set DEBUGINFOD_URLS' <<<"$ERR"; then ok; else bad "no vmlinux, DEBUGINFOD_URLS set: exit $RC: $ERR"; fi
+unset RETSNOOP_DEBUG_ROOT
+# filters that keep no session: one line on stderr, exit 0, nothing on stdout
+for f in "--stack-has nosuch_fn" "-x EPERM" "-n nosuch-comm --format json" "--entry *sys_mkdirat -x ENOENT --folded"; do
+	# shellcheck disable=SC2086
+	RETSNOOP_NO_DWARF=1 run "$REP" $f "$VREC"
+	if [ "$RC" = 0 ] && [ -z "$OUT" ] && [ "$ERR" = "retsnoop-report: the filters kept none of the 24 session(s)" ]; then ok
+	else bad "filters keeping nothing ($f): exit $RC, stdout '$OUT', stderr '$ERR'"; fi
+done
+run "$REP" -x ENOENT "$VREC"
+[ "$RC" = 0 ] && [ -n "$OUT" ] && ! grep -q 'kept none' <<<"$ERR" && ok || bad "filters keeping some: said they kept none: $ERR"
+# no trailing blanks on stack and trace rows
+run "$REP" -T "$VREC"
+[ "$RC" = 0 ] && [ -n "$OUT" ] && ! grep -q ' $' <<<"$OUT" && ok || bad "-T view: rows with trailing blanks"
+run "$REP" -E "$VREC"
+[ "$RC" = 0 ] && [ -n "$OUT" ] && ! grep -q ' $' <<<"$OUT" && ok || bad "stack view: rows with trailing blanks"
+# the missed-probe line explains itself
+run "$REP" "$ROOT/tests/golden/data/vm-bpf.rsr"
+grep -A1 '^MISSED PROBES: *[0-9]' <<<"$ERR" | tail -1 | grep -q "^ *(traced calls the kernel ran without retsnoop's BPF program" && ok ||
+	bad "MISSED PROBES: no explanation line: $ERR"
+
 # ---- subcommands: global flags before or after the subcommand and the file
 good "retsnoop-report info -v FILE" "Integrity:" "$REP" info -v "$GUARD_REC"
 good "retsnoop-report info FILE -v" "Integrity:" "$REP" info "$GUARD_REC" -v

@@ -62,11 +62,14 @@ fi
 if grep -q "GET /buildid/$BID/debuginfo 200" "$W/server.log"; then ok; else bad "the server log shows no fetch by build-id"; fi
 
 dbgd_stop
-# server gone: kallsyms names, one hint line, exit 0, no hang
+# server gone: kallsyms names, one line with debuginfod's answer, exit 0, no hang
 DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$W/dcache2 DEBUGINFOD_TIMEOUT=5 \
 	timeout 60 "$REPORT" "$REC" >"$W/out2.txt" 2>"$W/err2.txt"
 rc=$?
-if [ $rc = 0 ] && [ "$(wc -l <"$W/err2.txt")" = 1 ] && grep -q "DEBUGINFOD_URLS" "$W/err2.txt" &&
+# the one line says what debuginfod answered, not to set DEBUGINFOD_URLS
+if [ $rc = 0 ] && [ "$(wc -l <"$W/err2.txt")" = 1 ] &&
+   grep -q "and debuginfod http://127.0.0.1:$PORT: build-id [0-9a-f]*: Connection refused\$" "$W/err2.txt" &&
+   ! grep -q "set DEBUGINFOD_URLS" "$W/err2.txt" &&
    ! grep -q '(kernel/bpf/' "$W/out2.txt" && grep -q 'map_create+0x' "$W/out2.txt"; then
 	ok
 else

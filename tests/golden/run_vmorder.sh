@@ -47,49 +47,21 @@ golden_case order-F-unfiltered-addrs -C stacks.unfiltered=true -C stacks.emit-ad
 golden_case order-M-addrs -C stacks.emit-addrs=true vm-order-M.rsr
 golden_case helper-T -T -x EFAULT -S vm-helper.rsr
 
-# rows.py FILE: one line per session: its rows as KIND:NAME (K kernel-only,
-# C traced and on the stack, ! traced and absent, I inline, ~ filtered),
-# names without offsets
-cat >rows.py <<'PY'
-import re, sys
-sess, rows = [], None
-for line in open(sys.argv[1], encoding="utf-8"):
-    line = line.rstrip("\n")
-    if re.search(r" TID/PID \d+/\d+ ", line):
-        rows = []
-        sess.append(rows)
-        continue
-    if rows is None or not line.strip():
-        if rows:
-            rows = None
-        continue
-    m = re.match(r"^(.)(.) +(?:(\d+us|\.\.\.) +\[[^\]]*\] +)?([~ ]?[0-9a-f]{16} )?(\S+)", line)
-    if not m:
-        continue
-    mark, dur, addr, sym = m.group(1), m.group(3), m.group(4), m.group(5)
-    name = re.sub(r"\+(0x[0-9a-f]+|\d+)$", "", sym)
-    kind = "!" if mark == "!" else ("I" if sym == "." else ("C" if dur else "K"))
-    if mark == "~" or (addr and addr.startswith("~")):
-        kind = "~"
-    rows.append(kind + ":" + name)
-for r in sess:
-    print(" ".join(r))
-PY
+ROWS=$ROOT/tests/golden/stack_rows.py
 for m in M K F; do
 	"$REPORT" vm-order-$m.rsr >order-$m.txt 2>/dev/null
-	python3 rows.py order-$m.txt >rows-$m.txt
+	python3 "$ROWS" rows order-$m.txt >rows-$m.txt
 done
 "$REPORT" -C stacks.unfiltered=true vm-order-F.rsr >unf-F.txt 2>/dev/null
-python3 rows.py unf-F.txt >rows-unf-F.txt
+python3 "$ROWS" rows unf-F.txt >rows-unf-F.txt
 
 # every mode: two sessions, and no kernel-only row right after a `!` row
 for m in M K F; do
 	n=$(wc -l <rows-$m.txt)
-	bad=$(grep -oE '!:[^ ]+ K:[^ ]+' rows-$m.txt | head -1)
-	if [ "$n" = 2 ] && [ -z "$bad" ]; then
+	if [ "$n" = 2 ] && out=$(python3 "$ROWS" rule order-$m.txt 2>&1); then
 		golden_ok
 	else
-		golden_bad "order-rule-$m: $n sessions (want 2); kernel-only row after a missing one: '$bad'"
+		golden_bad "order-rule-$m: $n sessions (want 2); $out"
 	fi
 done
 # the kprobe modes do have `!` rows (the rule is exercised) and fentry has
@@ -102,22 +74,11 @@ else
 	golden_bad "order-cases: the recordings do not show the tail call and the returned lookups as expected"
 fi
 # shared functions in the same order in every pair of modes, per session
-if python3 - rows-M.txt rows-K.txt rows-F.txt <<'PY'
-import sys
-modes = [[l.split() for l in open(f)] for f in sys.argv[1:]]
-def names(rows):
-    return [r.split(":", 1)[1] for r in rows if r[0] in "CK!"]
-for s in range(len(modes[0])):
-    seqs = [names(m[s]) for m in modes]
-    for a in range(3):
-        for b in range(a + 1, 3):
-            common = set(seqs[a]) & set(seqs[b])
-            x = [n for n in seqs[a] if n in common]
-            y = [n for n in seqs[b] if n in common]
-            assert len(common) >= 6, f"session {s}: only {len(common)} shared frames"
-            assert x == y, f"session {s}: modes {a} and {b} differ:\n  {x}\n  {y}"
-PY
-then golden_ok; else golden_bad "order-modes: the attach modes list their shared frames in different orders"; fi
+if out=$(python3 "$ROWS" same order-M.txt order-K.txt order-F.txt 2>&1); then
+	golden_ok
+else
+	golden_bad "order-modes: the attach modes list their shared frames in different orders: $out"
+fi
 # fentry: nothing of BPF or raw in the default view; unfiltered shows the
 # trampolines and the program, marked, and the rest equals the default view
 if ! grep -qE '(^| )[A-Z!~]:(bpf_trampoline_|bpf_prog_[0-9a-f]{16}|0x)' rows-F.txt &&

@@ -5,7 +5,8 @@
 # are counted, the LBR-unavailable path, a thread exiting mid-session, and
 # live `retsnoop` output equal to retsnoop-report of the same run, -I interim
 # snapshots, depth overflow, and the record-time -n/-N/-p/-P filters on a
-# recorder started without -- CMD.
+# recorder started without -- CMD; the stack view's frame order in the
+# three attach modes, fentry's BPF frames, a BPF helper's error.
 # One boot runs every scenario; checks run on the host.
 # Prints "vm-scenarios: N passed, N failed"; exits non-zero on failure.
 set -u
@@ -26,6 +27,7 @@ mkdir -p "$OUT" "$WORK/g"
 cp build/retsnoop-record build/retsnoop build/simfail "$WORK/g/"
 cp build/retsnoop-report "$WORK/"   # a private copy: immune to rebuilds while the VM runs
 BPF_GLOBS='-e *sys_bpf -a __sys_bpf -a map_create -a array_map_* -a bpf_map_* -a bpf_prog_load -a bpf_check'
+ORDER_GLOBS="-e *sys_write -e *sys_bpf -a ksys_write -a vfs_write -a pipe_write -a __sys_bpf -a bpf_prog_load -a bpf_check -a do_check* -a sk_filter_func_proto -a bpf_sk_base_func_proto -a bpf_base_func_proto"
 cat >"$WORK/g/guest.sh" <<EOF
 #!/bin/sh
 cd "\$(dirname "\$0")"
@@ -111,6 +113,12 @@ p=\$!
 wait_for /out/early.err '^Found '
 sleep 3
 kill -INT \$p; wait \$p; echo \$? >/out/early.rc
+# issue 11: the stack view in each attach mode (a tail call and returned
+# lookups), fentry's BPF frames, a BPF helper's error
+for m in M K F; do
+	run order-\$m \$R -\$m $ORDER_GLOBS -o /out/order-\$m.rsr -- sh -c './simfail pipe-write-no-reader; ./simfail bpf-prog-bad-helper'
+done
+run helper \$R -c bpf -S -T -o /out/helper.rsr -- ./simfail bpf-skb-load-bytes-bad
 dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -190,7 +198,7 @@ check "depth: map_create (depth 3) is not a tracked frame" bash -c '! grep -Eq "
 info=$(rep info "$OUT/flood.rsr")
 drops=$(awk '/records dropped/ { print $3 }' <<<"$info")
 check "flood: ring buffer drops counted (${drops:-none})" [ "${drops:-0}" -gt 0 ]
-txt=$(rep -T "$OUT/flood.rsr")
+txt=$(TZ=UTC "$WORK/retsnoop-report" -T "$OUT/flood.rsr" 2>&1)   # the drop table is on stderr
 check "flood: the report shows the loss" grep -Eq 'missing|WARNING|dropped' <<<"$txt"
 
 # record-time process filters: each keeps one workload and removes the other
@@ -248,6 +256,35 @@ live=$(grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/live.out")
 check "live: rendered a session" grep -q 'TID/PID' <<<"$live"
 check "live: output identical to retsnoop-report of its recording" \
 	diff <(printf '%s\n' "$live") <(printf '%s\n' "$(rep "$OUT/live.rsr")")
+
+# frame order: every mode keeps the rule and the modes agree; fentry shows
+# no BPF frame or raw address unless stacks.unfiltered, which marks them
+ROWS=$ROOT/tests/golden/stack_rows.py
+for m in M K F; do
+	rep "$OUT/order-$m.rsr" >"$WORK/order-$m.txt"
+	check "order -$m: two failing sessions (EPIPE, EINVAL) recorded" \
+		[ "$(grep -c 'TID/PID' "$WORK/order-$m.txt")" = 2 ]
+	check "order -$m: no kernel-only row after a missing (!) one" python3 "$ROWS" rule "$WORK/order-$m.txt"
+done
+for m in M K; do
+	check "order -$m: __x64_sys_write (a tail call) right before ksys_write, below the entry frames" \
+		bash -c 'python3 "$1" rows "$2" | grep -q "K:do_syscall_64 !:__x64_sys_write C:ksys_write"' _ "$ROWS" "$WORK/order-$m.txt"
+	check "order -$m: the returned *_func_proto lookups below check_helper_call.isra.0" \
+		bash -c 'python3 "$1" rows "$2" | grep -q "K:check_helper_call.isra.0 !:sk_filter_func_proto !:bpf_sk_base_func_proto !:bpf_base_func_proto"' _ "$ROWS" "$WORK/order-$m.txt"
+done
+check "order: -M, -K and -F list their shared frames in the same order" \
+	python3 "$ROWS" same "$WORK/order-M.txt" "$WORK/order-K.txt" "$WORK/order-F.txt"
+check "fentry: no trampoline, BPF program or raw address in the stack view" \
+	not grep -Eq '(bpf_trampoline_|bpf_prog_[0-9a-f]{16}|  0x[0-9a-f]+)' "$WORK/order-F.txt"
+rep -C stacks.unfiltered=true "$OUT/order-F.rsr" >"$WORK/order-F-unf.txt"
+check "fentry: stacks.unfiltered=true shows the trampolines, marked ~" \
+	grep -Eq '^~ +bpf_trampoline_[0-9]+\+0x' "$WORK/order-F-unf.txt"
+check "fentry: the recorded snapshot names the recorder's BPF programs" \
+	grep -Eq '^~ +bpf_prog_[0-9a-f]{16}_' "$WORK/order-F-unf.txt"
+# a helper's error (BTF declares helpers u64) is an error
+n=$(rep --format json "$OUT/helper.rsr" | jq -s '[.[].trace[] | select(.type == "exit" and .func == "bpf_skb_load_bytes" and .result.is_error and .result.text == "-EFAULT")] | length')
+check "helper: bpf_skb_load_bytes fails with -EFAULT under BPF_PROG_TEST_RUN, shown as an error (${n:-0})" [ "${n:-0}" -ge 1 ]
+check "helper: the -T view shows it" grep -Eq '↔ bpf_skb_load_bytes +\[-EFAULT\]' <(rep -T "$OUT/helper.rsr")
 
 check "guest dmesg has no WARNING/BUG/Oops" bash -c "! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
 
