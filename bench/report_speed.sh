@@ -26,14 +26,14 @@ W=$ROOT/build/bench-report
 mkdir -p "$W"
 make -s build/retsnoop-report >/dev/null
 gcc -std=gnu11 -Wall -Wextra -O2 -I. -D_GNU_SOURCE -o build/mkrec_filters \
-	tests/golden/mkrec_filters.c tests/golden/reclib.c build/format/*.o build/common/*.o -lzstd -lz
+	tests/golden/mkrec_filters.c tests/golden/reclib.c build/format/*.o build/common/*.o -lzstd -lz -lm
 [ -x /usr/bin/time ] || { echo "report_speed: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 for n in "$SMALL" "$BIG" "$HUGE"; do
 	mkdir -p "$W/$n"
 	build/mkrec_filters "$W/$n" "$n" 300
 done
 gcc -std=gnu11 -Wall -Wextra -O2 -I. -D_GNU_SOURCE -o build/replicate_rec \
-	bench/replicate_rec.c build/format/*.o build/common/*.o -lzstd -lz
+	bench/replicate_rec.c build/format/*.o build/common/*.o -lzstd -lz -lm
 # real kernel stacks: the VM recording of -c bpf, its sessions repeated
 build/replicate_rec tests/golden/data/vm-bpf.rsr "$W/real.rsr" "$BIG"
 VMLINUX=$(f=${KENV:-/opt/retsnoop-kernels/6.12.env}; [ -f "$f" ] && . "$f" && echo "${VMLINUX_DBG:-}")

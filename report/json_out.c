@@ -177,9 +177,9 @@ static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs
 	for (int i = 0; i < n; i++) {
 		jw_obj_begin(w);
 		jw_key(w, "from");
-		jw_strf(w, "0x%" PRIx64, l->lbrs[i].from);
+		jw_hex(w, l->lbrs[i].from);
 		jw_key(w, "to");
-		jw_strf(w, "0x%" PRIx64, l->lbrs[i].to);
+		jw_hex(w, l->lbrs[i].to);
 		jw_key(w, "flags");
 		jw_uint(w, l->lbrs[i].flags);
 		put_addr_sym(w, "from_sym", sym, l->lbrs[i].from);
@@ -292,7 +292,7 @@ static void put_frame_kstack(struct json_writer *w, const struct sv_kframe *k)
 		jw_null(w);
 	jw_key(w, "ip");
 	if (k)
-		jw_strf(w, "0x%" PRIx64, k->addr);
+		jw_hex(w, k->addr);
 	else
 		jw_null(w);
 	jw_key(w, "offset");
@@ -322,7 +322,7 @@ static void put_frame(struct json_out *j, const struct rp_session *s, int i)
 	jw_str_or_null(w, rp_func_module(j->env, f->func_id));
 	jw_key(w, "addr");
 	if (f->func_id < j->env->nfuncs)
-		jw_strf(w, "0x%" PRIx64, j->env->funcs[f->func_id].addr);
+		jw_hex(w, j->env->funcs[f->func_id].addr);
 	else
 		jw_null(w);
 	jw_key(w, "seq_id");
@@ -352,7 +352,7 @@ static void put_kframe(struct json_out *j, const struct rp_session *s, int i)
 
 	jw_obj_begin(w);
 	jw_key(w, "addr");
-	jw_strf(w, "0x%" PRIx64, s->e->kstack[i]);
+	jw_hex(w, s->e->kstack[i]);
 	put_sym(w, ok ? &k->si : NULL);
 	put_src_inlines(w, ok ? &k->si : NULL);
 	jw_key(w, "hidden");

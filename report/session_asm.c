@@ -161,7 +161,17 @@ static int keep_lbr(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
 	}
 	if (!s && !(s = sess_open(a, id, false)))
 		return -1;
-	if (over_limit(a, s->nlbrs, RP_ASM_MAX_LBRS, sizeof(*l)))
+	if (s->nlbrs >= RP_ASM_MAX_LBRS) {
+		/* the newest replaces the last kept: the next snapshot has its own */
+		a->st.records_over_limit++;
+		l = s->lbrs[s->nlbrs - 1];
+		memset(l, 0, sizeof(*l));
+		memcpy(l, h, n);
+		l->hdr.size = (uint32_t)n;
+		s->lbr_new = l;
+		return 0;
+	}
+	if (over_limit(a, 0, 1, sizeof(*l)))
 		return 0;
 	if (array_grow((void **)&s->lbrs, s->nlbrs, &s->lbr_cap, sizeof(*s->lbrs), 4) ||
 	    !(l = calloc(1, sizeof(*l))))

@@ -9,7 +9,8 @@
  *  - RP_ASM_MAX_OPEN sessions with state at once: the oldest open one is
  *    evicted (its records counted in records_over_limit);
  *  - RP_ASM_MAX_TRACE -T records and RP_ASM_MAX_LBRS LBR records per
- *    session;
+ *    session (past it, a new LBR record replaces the last one kept, so
+ *    every snapshot still has its own);
  *  - RP_ASM_MAX_BYTES bytes of buffered records over all sessions. */
 #ifndef RS_SESSION_ASM_H
 #define RS_SESSION_ASM_H

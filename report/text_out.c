@@ -74,7 +74,8 @@ static void render_trace(struct text_out *t, const struct rp_session *s)
 	tv_table_free(&tv);
 	if (s->trace_overflow)
 		fprintf(t->out, "WARNING! %" PRIu64 " trace record(s) of this session were not kept "
-			"(more than %u buffered).\n", s->trace_overflow, RP_ASM_MAX_TRACE);
+			"(more than %u buffered, or %llu MiB in all).\n", s->trace_overflow,
+			RP_ASM_MAX_TRACE, RP_ASM_MAX_BYTES >> 20);
 }
 
 /* the -B view: branches relevant to the deepest traced function */

@@ -248,6 +248,44 @@ static void test_asm_bounds(void)
 	rp_asm_free(a);
 }
 
+static int lbr_emit(void *ctx, const struct rp_session *s)
+{
+	int64_t *got = ctx;
+
+	got[0] = (int64_t)s->nlbrs;
+	got[1] = s->lbr_new ? s->lbr_new->lbrs_sz : -1;
+	return 0;
+}
+
+/* past the per-session bound on LBR records, the newest one still reaches
+ * the next snapshot (it replaces the last kept), and is counted */
+static void test_asm_lbr_bound(void)
+{
+	int64_t got[2] = { 0, 0 };
+	struct rp_asm *a = rp_asm_new(false, true, lbr_emit, got);
+	struct rs_rec_session_start st = { .hdr = { RS_REC_SESSION_START, sizeof(st) }, .sess_id = 4 };
+	static struct rs_rec_lbr l;
+	struct rs_rec_session_end e;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	l.hdr.type = RS_REC_LBR;
+	l.hdr.size = sizeof(l);
+	l.sess_id = 4;
+	CHECK_INT(rp_asm_feed(a, &st.hdr), 0);
+	for (int i = 1; i <= (int)RP_ASM_MAX_LBRS + 6; i++) {
+		l.lbrs_sz = i * (int)sizeof(l.lbrs[0]) % (int)sizeof(l.lbrs);
+		CHECK_INT(rp_asm_feed(a, &l.hdr), 0);
+	}
+	sess(&e, 4, RS_SESS_IS_ERR);
+	CHECK_INT(rp_asm_feed(a, &e.hdr), 0);
+	CHECK_INT(got[0], RP_ASM_MAX_LBRS);
+	CHECK_INT(got[1], l.lbrs_sz);
+	CHECK_INT(rp_asm_stats(a)->records_over_limit, 6);
+	rp_asm_free(a);
+}
+
 int main(void)
 {
 	RUN(test_basic);
@@ -256,5 +294,6 @@ int main(void)
 	RUN(test_stats);
 	RUN(test_counted);
 	RUN(test_asm_bounds);
+	RUN(test_asm_lbr_bound);
 	return TEST_REPORT("test_report");
 }
