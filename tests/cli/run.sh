@@ -249,7 +249,6 @@ good "retsnoop-report info -v FILE" "Integrity:" "$REP" info -v "$GUARD_REC"
 good "retsnoop-report info FILE -v" "Integrity:" "$REP" info "$GUARD_REC" -v
 good "retsnoop-report info --usage" "Usage: retsnoop-report info" "$REP" info --usage
 good "retsnoop-report addr2line --usage" "[-e VMLINUX]" "$REP" addr2line --usage
-PROG_NAME="retsnoop-report info" usage_err "retsnoop-report info: two files" "unexpected argument 'b.rsr' (one recording at a time)" "$REP" info a.rsr b.rsr
 PROG_NAME="retsnoop-report addr2line" usage_err "retsnoop-report addr2line: no -e" "missing -e VMLINUX" "$REP" addr2line -i
 
 # ---- help, config help, version: exit 0, on stdout, nothing on stderr

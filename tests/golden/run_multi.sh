@@ -48,6 +48,13 @@ golden_case err-diff-one diff $T
 golden_case err-diff-format diff --format xml $B $T
 golden_case err-k-several -k /nonexistent $B $T
 
+# info describes each recording in turn, the worst exit status
+"$REPORT" info $B $T >info2.out 2>&1
+[ $? = 0 ] && [ "$(grep -c '^File:' info2.out)" = 2 ] && [ "$(grep -c '^Integrity: *complete' info2.out)" = 2 ]
+check "info over two recordings" $?
+"$REPORT" info $B nonexistent.rsr >/dev/null 2>&1
+check "info: an unreadable one makes the exit status 2" "$([ $? = 2 ]; echo $?)"
+
 # every session of both, once, labelled, in end-time order
 "$REPORT" --format json $T 2>/dev/null | wc -l >n-T
 "$REPORT" --format json $B 2>/dev/null | wc -l >n-B
