@@ -151,6 +151,13 @@ static void filter_kframes(struct sv_kframe *kf, int m)
 			kf[i + 1].filtered = true;
 		}
 	}
+	/* a tail-calling traced f (fentry): f+0x5, its trampoline, then the
+	 * callee; a trampoline missing from the snapshot (recordings made
+	 * before the [bpf] symbols were taken) is still one */
+	for (i = 0; i + 1 < m; i++)
+		if (kf[i].resolved && kf[i].si.offset <= FENTRY_RET_OFF_MAX && kf[i].si.offset > 0 &&
+		    !kf[i + 1].resolved)
+			kf[i + 1].filtered = true;
 	for (i = 0; i < m; i++)
 		if (kf[i].bpf)
 			kf[i].filtered = true;

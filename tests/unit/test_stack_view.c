@@ -344,6 +344,24 @@ static void test_order_tail_call(void)
 		    "!__x64_sys_write ksys_write vfs_write pipe_write");
 }
 
+/* fentry, a recording whose snapshot lacks the [bpf] symbols: the
+ * trampoline after a tail-calling function's f+0x9 is a raw address,
+ * filtered like a named one */
+static void test_order_old_fentry(void)
+{
+	struct sv_frame lf[] = { F("__x64_sys_write", -32, 990000), F("ksys_write", -32, 980000) };
+	uint64_t fe[] = {
+		0xffffffffc0301044ULL,                  /* fexit prog, not in the snapshot */
+		0xffffffffc0300057ULL,                  /* ksys_write's trampoline, idem */
+		W + 0x5009,                             /* ksys_write+0x9 */
+		0xffffffffc0310057ULL,                  /* __x64_sys_write's trampoline */
+		W + 0x4009, W + 0x2010, W + 0x1063,
+	};
+
+	check_order(lf, 2, fe, 7,
+		    "entry_SYSCALL_64_after_hwframe do_syscall_64 __x64_sys_write ksys_write");
+}
+
 /* a socket filter calling a helper it may not use: the three *_func_proto
  * lookups had returned NULL when the stack was taken; they come below
  * their caller check_helper_call.isra.0, after its untraced callee */
@@ -486,6 +504,7 @@ int main(void)
 	RUN(test_interim_stitched);
 	RUN(test_order_tail_call);
 	RUN(test_order_returned);
+	RUN(test_order_old_fentry);
 	RUN(test_layout);
 	RUN(test_backend);
 	return TEST_REPORT("test_stack_view");
