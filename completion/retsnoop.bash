@@ -11,7 +11,8 @@ _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-M --kprobes-multi -K --kprobes -F --fentries -E --call-stack -T --trace
 	-S --success-stacks -I --interim-stacks -B --lbr -R -p --pid -P --no-pid
 	-n --comm -N --no-comm -x --allow-errors -X --deny-errors -L --longer
-	-o --output -C --config --config-help --dry-run -v --verbose -V --version
+	-o --output --max-size --duration --stop-after -C --config --config-help
+	--dry-run -v --verbose -V --version
 	-h --help --usage --"
 _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
 	--allow-build-id-mismatch --stack-has --format --perfetto --folded

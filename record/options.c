@@ -12,7 +12,8 @@
 
 enum {
 	RO_ENTRY, RO_ALLOW, RO_DENY, RO_CASE, RO_MULTI, RO_KPROBES, RO_FENTRIES, RO_STACKS,
-	RO_TRACE, RO_INTERIM, RO_LBR, RO_OUTPUT, RO_DRY_RUN,
+	RO_TRACE, RO_INTERIM, RO_LBR, RO_OUTPUT, RO_DRY_RUN, RO_MAX_SIZE, RO_DURATION,
+	RO_STOP_AFTER,
 };
 
 void record_help_head(FILE *f, const char *prog, bool live)
@@ -101,6 +102,58 @@ static int set_mode(struct record_opts *o, enum attach_mode m, struct opt_error 
 	return OPT_OK;
 }
 
+/* --max-size SIZE: bytes, or K, M, G (powers of 1024) */
+static int parse_size(const char *s, uint64_t *out, struct opt_error *e)
+{
+	static const char suffixes[] = "KMG";
+	uint64_t v, mult = 1;
+	char *end;
+
+	errno = 0;
+	v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+	if (v && !errno && *end) {
+		const char *p = strchr(suffixes, end[0] & ~0x20);
+
+		if (p && end[0] && !end[1])
+			mult = 1ULL << (10 * (p - suffixes + 1));
+		else
+			v = 0;
+	}
+	if (!v || errno || v > UINT64_MAX / mult)
+		return opt_fail(e, OPT_EUSAGE, "bad --max-size '%s': expected a size > 0 in bytes, or "
+				"with a K, M or G suffix (e.g. 64M)", s);
+	*out = v * mult;
+	return OPT_OK;
+}
+
+/* --duration TIME: seconds, or with ms, s, m, h (fractions allowed) */
+static int parse_duration(const char *s, uint64_t *ms, struct opt_error *e)
+{
+	static const struct { const char *sfx; double ms; } units[] = {
+		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = s[0] >= '0' && s[0] <= '9' ? strtod(s, &end) : -1;
+	for (size_t i = 0; v > 0 && !errno && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].sfx) && v * units[i].ms >= 1 && v * units[i].ms < 1e15) {
+			*ms = (uint64_t)(v * units[i].ms + 0.5);
+			return OPT_OK;
+		}
+	return opt_fail(e, OPT_EUSAGE, "bad --duration '%s': expected a time > 0 in seconds, or "
+			"with an ms, s, m or h suffix (e.g. 90s, 1.5h), at least 1 ms", s);
+}
+
+static int parse_count(const char *s, uint64_t *out, struct opt_error *e)
+{
+	if (opt_u64(s, out) || !*out)
+		return opt_fail(e, OPT_EUSAGE, "bad --stop-after '%s': expected a number of sessions "
+				"> 0", s);
+	return OPT_OK;
+}
+
 static int record_parse(void *ctx, int id, const char *v, struct opt_error *e)
 {
 	struct record_opts *o = ctx;
@@ -119,6 +172,9 @@ static int record_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case RO_LBR: return parse_lbr(o, v, e);
 	case RO_OUTPUT: o->output = v; return OPT_OK;
 	case RO_DRY_RUN: o->dry_run = true; return OPT_OK;
+	case RO_MAX_SIZE: return parse_size(v, &o->max_size, e);
+	case RO_DURATION: return parse_duration(v, &o->duration_ms, e);
+	case RO_STOP_AFTER: return parse_count(v, &o->stop_after, e);
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -154,6 +210,13 @@ const struct opt_spec record_opt_table[] = {
 	  "same as -B (retsnoop v0.9 name)" },
 	{ "Recording", "output", 'o', OPT_REQUIRED, "FILE", RO_OUTPUT, record_parse, REC, 0,
 	  "the recording, for retsnoop-report (mode 0600; optional live)" },
+	{ NULL, "max-size", 0, OPT_REQUIRED, "SIZE", RO_MAX_SIZE, record_parse, REC, 0,
+	  "flight recorder: -o FILE never exceeds SIZE (K, M, G suffixes);\n"
+	  "when full, the oldest sessions are overwritten" },
+	{ NULL, "duration", 0, OPT_REQUIRED, "TIME", RO_DURATION, record_parse, REC, 0,
+	  "stop after TIME (seconds, or with ms, s, m, h: 90s, 1.5h)" },
+	{ NULL, "stop-after", 0, OPT_REQUIRED, "N", RO_STOP_AFTER, record_parse, REC, 0,
+	  "stop after N sessions were recorded (after -x/-X)" },
 	{ NULL, "dry-run", 0, OPT_NOARG, NULL, RO_DRY_RUN, record_parse, REC, 0,
 	  "select functions and stop (-v: list them, attach plan)" },
 };
@@ -230,6 +293,8 @@ int record_opts_finish(struct record_opts *o, const struct shared_opts *s, char 
 				"PRESET)");
 	if (!o->output && !o->dry_run && !live)
 		return opt_fail(e, OPT_EUSAGE, "no output file: give -o FILE");
+	if (o->max_size && !o->output)
+		return opt_fail(e, OPT_EUSAGE, "--max-size limits the recording: give -o FILE too");
 	if (same_file(o->output, o->kernel))
 		return opt_fail(e, OPT_EUSAGE, "-o '%s' is the vmlinux given with -k: refusing to "
 				"overwrite it", o->output);

@@ -85,12 +85,15 @@ static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 	if (rec->type != RS_REC_SESSION_END || size < sizeof(*end) ||
 	    (end->flags & RS_SESS_IGNORED))
 		return emit(s, rec, (uint32_t)size);
-	if (err_filter_active(s->errs) &&
-	    !err_filter_keep(s->errs, end, sel_flags, (void *)s->sel)) {
+	/* past --stop-after N, sessions still draining from the ring buffer
+	 * are kept as ignored: the recording holds exactly N */
+	bool over = s->stop_after && s->finals >= s->stop_after;
+	if (over || (err_filter_active(s->errs) &&
+		     !err_filter_keep(s->errs, end, sel_flags, (void *)s->sel))) {
 		/* keep the record so trace data is freed, but mark it filtered */
 		memcpy(&copy, end, sizeof(copy));
 		copy.flags |= RS_SESS_IGNORED;
-		s->filtered++;
+		s->filtered += !over;
 		return emit(s, &copy, sizeof(copy));
 	}
 	s->sessions++;

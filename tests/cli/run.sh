@@ -98,6 +98,19 @@ usage_err "retsnoop-record needs -o"        "no output file: give -o FILE" "$REC
 usage_err "retsnoop-record has no -s"       "unknown option '-s'" "$REC" -s -e x -o "$W/x.rsr"
 usage_err "retsnoop-record renders nothing" "unknown option '--allow-build-id-mismatch'" "$REC" --allow-build-id-mismatch -e x -o "$W/x.rsr"
 usage_err "retsnoop-record rendering -C"    "config key 'stacks.emit-addrs' is a setting of retsnoop-report and retsnoop (see --config-help)" "$REC" -C stacks.emit-addrs=1 -e x -o "$W/x.rsr"
+# flight recorder and stop conditions (issue 15)
+usage_err "retsnoop-record --max-size 0"       "bad --max-size '0'" "$REC" --max-size 0 -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --max-size 10X"     "bad --max-size '10X'" "$REC" --max-size 10X -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --max-size 1.5M"    "bad --max-size '1.5M'" "$REC" --max-size=1.5M -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --max-size huge"    "bad --max-size '99999999999999G'" "$REC" --max-size 99999999999999G -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --duration garbage" "bad --duration 'garbage'" "$REC" --duration garbage -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --duration 0"       "bad --duration '0'" "$REC" --duration 0 -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --duration 5d"      "bad --duration '5d'" "$REC" --duration 5d -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --stop-after 0"     "bad --stop-after '0'" "$REC" --stop-after 0 -e x -o "$W/x.rsr"
+usage_err "retsnoop-record --stop-after x"     "bad --stop-after 'x'" "$REC" --stop-after x -e x -o "$W/x.rsr"
+usage_err "retsnoop --max-size without -o"     "--max-size limits the recording: give -o FILE too" "$LIVE" --max-size 1M -e x
+usage_err "retsnoop --stop-after 0"            "bad --stop-after '0'" "$LIVE" --stop-after 0 -e x
+usage_err "retsnoop --duration -3"             "bad --duration '-3'" "$LIVE" --duration -3 -e x
 usage_err "retsnoop bad -s level"           "bad -s value 'q'" "$LIVE" -sq -e x
 usage_err "retsnoop bad --lbr-max-count"    "bad --lbr-max-count 'many'" "$LIVE" --lbr-max-count many -e x
 usage_err "retsnoop unknown stacks key"     "unknown config key 'stacks.nope' (see --config-help)" "$LIVE" -C stacks.nope=1 -e x

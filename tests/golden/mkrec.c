@@ -36,6 +36,7 @@ static const char *vmlinux_funcs[] = {
 static struct sym_def syms[64];
 static size_t nsyms;
 static uint64_t slide;   /* added to every runtime address */
+static uint64_t max_size; /* a flight recording when set */
 
 static void build_syms(void)
 {
@@ -123,6 +124,7 @@ static struct rsf_writer *open_rec(const char *dir, const char *name)
 		RSF_FEAT_BTF | RSF_FEAT_KPROBES | RSF_FEAT_KPROBE_MULTI | RSF_FEAT_RINGBUF, RSF_MODE_STACKS);
 	snprintf(meta.cmdline, sizeof(meta.cmdline), "retsnoop-record -c bpf -o %s", name);
 	meta.start_realtime_ns = (uint64_t)MONO_TO_REAL + 5000000000ULL;
+	meta.max_size = max_size;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return rb_open(path, &meta, ks, nsyms, mods, 2, fn, NTRACED);
 }
@@ -410,6 +412,25 @@ static void scen_drops(const char *dir)
 	close_rec(w, &st);
 }
 
+/* a flight recording (--max-size 80K) whose ring wrapped several times:
+ * 2000 sessions, two per chunk, of which only the newest fit */
+static void scen_flight(const char *dir)
+{
+	struct rsf_writer *w;
+	struct rsf_stats st = clean_stats(2000);
+	uint64_t t0 = 5000000000ULL + 8000000000ULL;
+
+	max_size = 80 << 10;
+	w = open_rec(dir, "flight.rsrec");
+	for (uint32_t i = 0; i < 2000; i++) {
+		sess_map_create_enomem(w, t0 + (uint64_t)i * 1000000, 1000 + i % 7);
+		if (i % 2 && rsf_writer_flush(w))
+			exit(1);
+	}
+	close_rec(w, &st);
+	max_size = 0;
+}
+
 int main(int argc, char **argv)
 {
 	rb_prog = "mkrec";
@@ -426,5 +447,6 @@ int main(int argc, char **argv)
 	scen_idle(argv[1]);
 	scen_notrailer(argv[1]);
 	scen_drops(argv[1]);
+	scen_flight(argv[1]);
 	return 0;
 }

@@ -59,6 +59,8 @@ case_ err_no_file
 case_ err_bad_config    -C stacks.foo=1 kprobe_err.rsrec
 case_ err_bad_bool      -C stacks.unfiltered=maybe kprobe_err.rsrec
 case_ two_files         kprobe_err.rsrec fexit.rsrec
+case_ flight_info       info flight.rsrec
+case_ flight_summary    summary flight.rsrec
 
 # the KASLR-shifted recording must render exactly like the unshifted one
 if diff <(tail -n +2 "$WORK/kprobe_err.out") <(tail -n +2 "$WORK/kaslr.out") >/dev/null; then
