@@ -21,8 +21,9 @@ enum opt_cmd {
 	OPT_LIVE = 1u << 2,     /* retsnoop */
 	OPT_INFO = 1u << 3,     /* retsnoop-report info */
 	OPT_ADDR2LINE = 1u << 4,/* retsnoop-report addr2line */
+	OPT_DIFF = 1u << 5,     /* retsnoop-report diff */
 	OPT_ALL = OPT_RECORD | OPT_REPORT | OPT_LIVE,
-	OPT_EVERY = OPT_ALL | OPT_INFO | OPT_ADDR2LINE,   /* -v, -h, --usage, -V */
+	OPT_EVERY = OPT_ALL | OPT_INFO | OPT_ADDR2LINE | OPT_DIFF,   /* -v, -h, --usage, -V */
 };
 
 enum opt_arg {
@@ -97,6 +98,10 @@ struct opt_cmdline {
 /* parses argv[1..argc) over the composition. Returns OPT_OK, OPT_STOP, or
  * OPT_EUSAGE / OPT_EINPUT with the message in e. */
 int opt_parse(struct opt_cmdline *c, int argc, char **argv, struct opt_error *e);
+
+/* the index of the first word of argv that is not an option or an
+ * option's value (a subcommand), or -1 */
+int opt_first_word(const struct opt_cmdline *c, int argc, char **argv);
 
 /* formats a message into e; returns KIND (OPT_EUSAGE or OPT_EINPUT) */
 int opt_fail(struct opt_error *e, int kind, const char *fmt, ...)

@@ -119,49 +119,56 @@ static void print_header(const char *path, const struct rsf_meta *m)
 	printf("%-22s 0x%" PRIx64 "\n", "Runtime _text:", m->text_addr);
 }
 
+#define INFO_MAX_FILES 64
+
+struct info_files {
+	const char *v[INFO_MAX_FILES];
+	size_t n;
+};
+
 static int word(void *ctx, const char *w, struct opt_error *e)
 {
-	const char **path = ctx;
+	struct info_files *f = ctx;
 
-	if (*path)
-		return opt_fail(e, OPT_EUSAGE, "unexpected argument '%s' (one recording at a time)", w);
-	*path = w;
+	if (f->n == INFO_MAX_FILES)
+		return opt_fail(e, OPT_EUSAGE, "too many recordings (at most %d)", INFO_MAX_FILES);
+	f->v[f->n++] = w;
 	return OPT_OK;
 }
 
-/* the recording to describe, or NULL with the exit status */
-static const char *parse_args(int argc, char **argv, int *status)
+/* the recordings to describe (0: none, exit with *status) */
+static size_t parse_args(int argc, char **argv, struct info_files *files, int *status)
 {
-	const char *path = NULL;
 	struct shared_opts s;
 	struct opt_group groups[1] = { { shared_opt_table, shared_opt_count, &s } };
 	struct opt_cmdline c = {
 		.prog = PROG, .cmd = OPT_INFO, .groups = groups, .ngroups = 1,
-		.dashdash = OPT_DD_WORDS, .word = word, .word_ctx = &path,
+		.dashdash = OPT_DD_WORDS, .word = word, .word_ctx = files,
 	};
 	struct opt_error e;
 	int r;
 
+	files->n = 0;
 	shared_opts_init(&s, OPT_INFO, NULL, NULL);
 	r = opt_parse(&c, argc, argv, &e);
-	if (r == OPT_OK && !s.help && !s.usage && !s.version && !path)
+	if (r == OPT_OK && !s.help && !s.usage && !s.version && !files->n)
 		r = opt_fail(&e, OPT_EUSAGE, "no recording file given");
 	*status = 0;
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
 	} else if (s.help) {
-		printf("Usage: " PROG " [OPTIONS] FILE\nDescribe a recording: header, attach details, "
+		printf("Usage: " PROG " [OPTIONS] FILE...\nDescribe recordings: header, attach details, "
 		       "session counts, drops and integrity.\n\n");
 		opt_help(stdout, &c);
 	} else if (s.usage) {
-		opt_usage(stdout, &c, "FILE");
+		opt_usage(stdout, &c, "FILE...");
 	} else if (s.version) {
 		printf(PROG " %s\n", REPORT_VERSION);
 	} else {
-		return path;
+		return files->n;
 	}
-	return NULL;
+	return 0;
 }
 
 static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
@@ -246,19 +253,15 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 		       b->sessions_emitted, in_file);
 }
 
-int info_main(int argc, char **argv)
+/* one recording; its exit status */
+static int describe(const char *path)
 {
 	const struct rsf_stats *st;
 	struct rsf_reader *rd;
 	struct info_counts c;
 	enum rsf_status s;
-	const char *path;
 	char err[512];
-	int status;
 
-	path = parse_args(argc, argv, &status);
-	if (!path)
-		return status;
 	rd = rsf_reader_open(path, err, sizeof(err));
 	if (!rd) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -280,4 +283,23 @@ int info_main(int argc, char **argv)
 	s = rsf_reader_complete(rd) ? RSF_OK : RSF_DAMAGED;
 	rsf_reader_close(rd);
 	return s == RSF_OK ? 0 : 1;
+}
+
+/* each recording in turn, a blank line between; the worst exit status */
+int info_main(int argc, char **argv)
+{
+	struct info_files files;
+	int status, worst = 0;
+	size_t n = parse_args(argc, argv, &files, &status);
+
+	if (!n)
+		return status;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			putchar('\n');
+		status = describe(files.v[i]);
+		if (status > worst)
+			worst = status;
+	}
+	return worst;
 }

@@ -10,7 +10,12 @@
 #     swapping OLD and NEW swaps only_in_new and only_in_old, a recording
 #     diffed with itself has no difference, counts add up to the failing
 #     sessions;
-#   - usage errors (diff with one file, -k with several recordings).
+#   - usage errors (diff with one file, -k with several recordings);
+#   - each recording symbolized against its own vmlinux: with -s, the VM
+#     recording's frames get source lines from its -dbg vmlinux found by
+#     discovery (RETSNOOP_DEBUG_ROOT), a synthetic recording of another
+#     kernel merged with it keeps kallsyms names and is the only one named
+#     in the "no vmlinux" note.
 # `run_multi.sh --update` rewrites the expected files.
 # Prints "golden-multi: N passed, N failed".
 # shellcheck source=tests/golden/lib.sh
@@ -42,6 +47,13 @@ golden_case diff-json diff --format json $B $T
 golden_case err-diff-one diff $T
 golden_case err-diff-format diff --format xml $B $T
 golden_case err-k-several -k /nonexistent $B $T
+
+# info describes each recording in turn, the worst exit status
+"$REPORT" info $B $T >info2.out 2>&1
+[ $? = 0 ] && [ "$(grep -c '^File:' info2.out)" = 2 ] && [ "$(grep -c '^Integrity: *complete' info2.out)" = 2 ]
+check "info over two recordings" $?
+"$REPORT" info $B nonexistent.rsr >/dev/null 2>&1
+check "info: an unreadable one makes the exit status 2" "$([ $? = 2 ]; echo $?)"
 
 # every session of both, once, labelled, in end-time order
 "$REPORT" --format json $T 2>/dev/null | wc -l >n-T
@@ -86,5 +98,27 @@ for side in old new; do
 done
 [ "$(jq '[(.only_in_new + .only_in_old + .changed)[] | .new] | add + 0' d1.json)" -gt 0 ] && [ -z "${exit_bad:-}" ]
 check "diff counts within the failing sessions" $?
+
+# each recording symbolized against its own vmlinux, found by its build-id:
+# the VM recording's through discovery under RETSNOOP_DEBUG_ROOT (the -dbg
+# package scripts/setup.sh fetches), a synthetic one of another kernel with
+# no vmlinux at all keeps kallsyms names, and only it is named in the note
+KENV=${KENV:-/opt/retsnoop-kernels/6.12.env}
+DBGROOT=$( [ -f "$KENV" ] && . "$KENV" && [ -n "${VMLINUX_DBG:-}" ] && echo "${VMLINUX_DBG%/usr/lib/debug/boot/*}")
+if [ -n "$DBGROOT" ] && make -s -C "$ROOT" build/mkrec >/dev/null && "$ROOT/build/mkrec" "$WORK" >/dev/null; then
+	env -u RETSNOOP_NO_DWARF RETSNOOP_DEBUG_ROOT="$DBGROOT" "$REPORT" -s $B kprobe_err.rsrec >sym.out 2>sym.err
+	check "two kernels: report exits 0 ($?)" $?
+	vm_lines=$(awk '/^\[/ { cur = $2 } cur == "vm-bpf.rsr]" && /\.c:[0-9]+/' sym.out | wc -l)
+	syn_lines=$(awk '/^\[/ { cur = $2 } cur == "kprobe_err.rsrec]" && /\.c:[0-9]+/' sym.out | wc -l)
+	[ "$vm_lines" -gt 0 ]
+	check "two kernels: the VM recording's frames have source lines ($vm_lines)" $?
+	[ "$syn_lines" = 0 ] && grep -q '^\[golden kprobe_err.rsrec\]' sym.out
+	check "two kernels: the other recording's frames keep kallsyms names" $?
+	grep -q 'no vmlinux with debug info for 6.12.9-cloud-amd64' sym.err &&
+		[ "$(grep -c 'no vmlinux with debug info' sym.err)" = 1 ]
+	check "two kernels: only the recording without a vmlinux is named in the note" $?
+else
+	golden_bad "two kernels: no -dbg vmlinux for the VM recordings' kernel ($KENV; scripts/setup.sh fetches it)"
+fi
 
 golden_done
