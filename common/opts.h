@@ -21,8 +21,9 @@ enum opt_cmd {
 	OPT_LIVE = 1u << 2,     /* retsnoop */
 	OPT_INFO = 1u << 3,     /* retsnoop-report info */
 	OPT_ADDR2LINE = 1u << 4,/* retsnoop-report addr2line */
+	OPT_DIFF = 1u << 5,     /* retsnoop-report diff */
 	OPT_ALL = OPT_RECORD | OPT_REPORT | OPT_LIVE,
-	OPT_EVERY = OPT_ALL | OPT_INFO | OPT_ADDR2LINE,   /* -v, -h, --usage, -V */
+	OPT_EVERY = OPT_ALL | OPT_INFO | OPT_ADDR2LINE | OPT_DIFF,   /* -v, -h, --usage, -V */
 };
 
 enum opt_arg {

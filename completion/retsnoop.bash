@@ -106,7 +106,7 @@ _retsnoop() {
 		fi
 		if [ "${COMP_WORDS[1]}" = diff ]; then
 			case $opt in --format) _retsnoop_words "text json"; return ;; esac
-			case $cur in -*) _retsnoop_words "--format -h --help"; return ;; esac
+			case $cur in -*) _retsnoop_words "--format -v --verbose -V --version -h --help --usage"; return ;; esac
 			_retsnoop_files
 			return
 		fi

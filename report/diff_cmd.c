@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/json_writer.h"
+#include "../common/opts.h"
+#include "../common/shared_opts.h"
 #include "../format/rsfile.h"
 #include "diff_cmd.h"
 #include "diff_paths.h"
@@ -22,11 +24,73 @@ struct side {
 	bool damaged, complete;
 };
 
-static int usage_error(const char *msg, const char *arg)
+#define REPORT_VERSION "0.1"
+
+struct diff_args {
+	bool json;
+	struct side sd[2];
+	int nfiles;
+};
+
+static int diff_parse(void *ctx, int id, const char *v, struct opt_error *e)
 {
-	fprintf(stderr, PROG ": %s%s%s\nTry '" PROG " --help' for more information.\n", msg,
-		arg ? " " : "", arg ? arg : "");
-	return 2;
+	struct diff_args *a = ctx;
+
+	(void)id;
+	if (strcmp(v, "text") && strcmp(v, "json"))
+		return opt_fail(e, OPT_EUSAGE, "--format: expected 'text' or 'json', got '%s'", v);
+	a->json = !strcmp(v, "json");
+	return OPT_OK;
+}
+
+static const struct opt_spec diff_opt_table[] = {
+	{ "Output", "format", 0, OPT_REQUIRED, "FMT", 0, diff_parse, OPT_DIFF, 0,
+	  "text (default) or json (one object, see docs/json-schema.md)" },
+};
+
+static int word(void *ctx, const char *w, struct opt_error *e)
+{
+	struct diff_args *a = ctx;
+
+	if (a->nfiles == 2)
+		return opt_fail(e, OPT_EUSAGE, "expected two recordings (OLD NEW), got another: '%s'", w);
+	a->sd[a->nfiles++].path = w;
+	return OPT_OK;
+}
+
+/* 1: go on; else the exit status */
+static int parse_args(int argc, char **argv, struct diff_args *a, int *status)
+{
+	struct shared_opts s;
+	struct opt_group groups[2] = { { diff_opt_table, 1, a }, { shared_opt_table, shared_opt_count, &s } };
+	struct opt_cmdline c = {
+		.prog = PROG, .cmd = OPT_DIFF, .groups = groups, .ngroups = 2,
+		.dashdash = OPT_DD_WORDS, .word = word, .word_ctx = a,
+	};
+	struct opt_error e;
+	int r;
+
+	shared_opts_init(&s, OPT_DIFF, NULL, NULL);
+	r = opt_parse(&c, argc, argv, &e);
+	if (r == OPT_OK && !s.help && !s.usage && !s.version && a->nfiles != 2)
+		r = opt_fail(&e, OPT_EUSAGE, "expected two recordings: OLD NEW");
+	*status = 0;
+	if (r < 0) {
+		opt_error_print(stderr, PROG, r, &e);
+		*status = 2;
+	} else if (s.help) {
+		printf("Usage: " PROG " [OPTIONS] OLD NEW\nFailing call paths (entry function to the "
+		       "deepest failing function, and its error)\nthat appear only in NEW, only in "
+		       "OLD, or in both with a changed count.\n\n");
+		opt_help(stdout, &c);
+	} else if (s.usage) {
+		opt_usage(stdout, &c, "OLD NEW");
+	} else if (s.version) {
+		printf(PROG " %s\n", REPORT_VERSION);
+	} else {
+		return 1;
+	}
+	return 0;
 }
 
 /* every final, not ignored session of PATH into side K; -1 unreadable */
@@ -190,38 +254,15 @@ static void json_section(const struct fail_paths *fp, enum kind k, const char *k
 
 int diff_main(int argc, char **argv)
 {
-	struct side sd[2] = {};
+	struct diff_args a = {};
+	struct side *sd = a.sd;
 	struct fail_paths fp = {};
-	bool json = false;
-	int nfiles = 0, ret = 0;
+	bool json;
+	int ret = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			printf("Usage: " PROG " [--format text|json] OLD NEW\n"
-			       "Failing call paths (entry function to the deepest failing function, "
-			       "and its error)\nthat appear only in NEW, only in OLD, or in both with "
-			       "a changed count.\n");
-			return 0;
-		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-			const char *v = a[8] ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v)
-				return usage_error("option '--format' needs text or json", NULL);
-			if (strcmp(v, "text") && strcmp(v, "json"))
-				return usage_error("--format: expected text or json, got", v);
-			json = !strcmp(v, "json");
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("unknown option", a);
-		} else if (nfiles == 2) {
-			return usage_error("expected two recordings (OLD NEW), got another:", a);
-		} else {
-			sd[nfiles++].path = a;
-		}
-	}
-	if (nfiles != 2)
-		return usage_error("expected two recordings: OLD NEW", NULL);
+	if (!parse_args(argc, argv, &a, &ret))
+		return ret;
+	json = a.json;
 	for (int k = 0; k < 2; k++)
 		if (load(&fp, k, &sd[k])) {
 			fail_paths_free(&fp);
