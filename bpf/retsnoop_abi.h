@@ -38,6 +38,11 @@ enum rs_func_flags {
 	RS_FUNC_RET_VOID       = 0x20,
 };
 
+/* what the BPF side knows of a traced function: its id (index into the
+ * traced-function table) and its enum rs_func_flags, as one BPF cookie
+ * (kprobe modes) or ip_to_id value (fentry) */
+#define RS_FUNC_COOKIE(id, flags) (((rs_u64)(flags) << 32) | (rs_u32)(id))
+
 enum rs_rec_type {
 	RS_REC_SESSION_START = 1, /* a session began (only with -T) */
 	RS_REC_SESSION_END   = 2, /* final / interim stack snapshot */

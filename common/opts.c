@@ -281,6 +281,35 @@ int opt_parse(struct opt_cmdline *c, int argc, char **argv, struct opt_error *e)
 	return r;
 }
 
+int opt_first_word(const struct opt_cmdline *c, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool ambiguous;
+		struct found f;
+
+		if (!strcmp(a, "--"))
+			return -1;
+		if (a[0] != '-' || !a[1])
+			return i;
+		if (a[1] == '-') {
+			f = find_long(c, a + 2, strlen(a + 2), &ambiguous);
+			if (f.s && f.s->arg == OPT_REQUIRED && !strchr(a, '='))
+				i++;
+			continue;
+		}
+		for (size_t k = 1; a[k]; k++) {
+			f = find_short(c, a[k]);
+			if (f.s && f.s->arg != OPT_NOARG) {
+				if (!a[k + 1] && f.s->arg == OPT_REQUIRED)
+					i++;
+				break;
+			}
+		}
+	}
+	return -1;
+}
+
 /* ------------------------------------------------------------------ help */
 #define HELP_COL 28
 

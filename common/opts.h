@@ -99,6 +99,10 @@ struct opt_cmdline {
  * OPT_EUSAGE / OPT_EINPUT with the message in e. */
 int opt_parse(struct opt_cmdline *c, int argc, char **argv, struct opt_error *e);
 
+/* the index of the first word of argv that is not an option or an
+ * option's value (a subcommand), or -1 */
+int opt_first_word(const struct opt_cmdline *c, int argc, char **argv);
+
 /* formats a message into e; returns KIND (OPT_EUSAGE or OPT_EINPUT) */
 int opt_fail(struct opt_error *e, int kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -204,7 +204,7 @@ int filter_opts_check(const struct filter_opts *f, struct opt_error *e)
 	if (f->success_yes && f->success_no)
 		return opt_fail(e, OPT_EUSAGE, "-Sy and -Sn contradict each other");
 	if (f->success_yes && f->errs.has_allow)
-		return opt_fail(e, OPT_EUSAGE, "-S (success stacks) cannot be combined with -x (errors "
-				"only)");
+		return opt_fail(e, OPT_EUSAGE, "-S (successful sessions too) cannot be combined with -x "
+				"(sessions failing with the given errors only)");
 	return OPT_OK;
 }

@@ -17,12 +17,15 @@ _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
 	--allow-build-id-mismatch --stack-has --format --perfetto --folded
 	--folded-weight --summary"
-_retsnoop_report_flags="-s -ss -sn -k --kernel --allow-build-id-mismatch -C
-	--config-help -T --trace -E --call-stack -B --lbr --lbr-max-count -v -h
-	--help --version -p -P -n -N -x -X -L -S -Sy -Sn --success-only --stack-has
-	--entry --since --until --format --perfetto --folded --folded-weight
-	--summary"
+_retsnoop_report_flags="-T --trace -E --call-stack -B --lbr --success-only
+	--errors-only --stack-has --entry --since --until --format --perfetto --folded
+	--folded-weight --summary -p --pid -P --no-pid -n --comm -N --no-comm -x
+	--allow-errors -X --deny-errors -L --longer -S --success-stacks -s --symbolize
+	--allow-build-id-mismatch --lbr-max-count -k --kernel -C --config --config-help
+	-v --verbose -V --version -h --help --usage"
+_retsnoop_info_flags="-v --verbose -V --version -h --help --usage"
 _retsnoop_report_subcommands="info summary addr2line diff"
+_retsnoop_diff_flags="--format $_retsnoop_info_flags"
 _retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
 	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
@@ -70,6 +73,16 @@ _retsnoop_functions() {
 	COMPREPLY=()
 }
 
+# does this report (or addr2line) option take the next word as its value?
+_retsnoop_report_value() {
+	case $1 in
+	-k|--kernel|-C|--config|-p|--pid|-P|--no-pid|-n|--comm|-N|--no-comm|-x|\
+	--allow-errors|-X|--deny-errors|-L|--longer|--lbr-max-count|--stack-has|\
+	--entry|--since|--until|--format|--perfetto|--folded-weight|-e) return 0 ;;
+	esac
+	return 1
+}
+
 _retsnoop() {
 	local cmd=${COMP_WORDS[0]##*/} cur=${COMP_WORDS[COMP_CWORD]} prev="" i
 	local flags keys opt
@@ -87,26 +100,35 @@ _retsnoop() {
 
 	case $cmd in
 	retsnoop-report)
-		# subcommands are the first word
-		if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
+		# the subcommand is the first word that is not an option (global
+		# options may come before it)
+		local sub="" w
+		for ((i = 1; i < COMP_CWORD; i++)); do
+			w=${COMP_WORDS[i]}
+			if _retsnoop_report_value "$w"; then ((i++)); continue; fi
+			case $w in -*|=) continue ;; esac
+			sub=$w
+			break
+		done
+		if [ -z "$sub" ] && [[ $cur != -* ]] && ! _retsnoop_report_value "$opt"; then
 			_retsnoop_words "$_retsnoop_report_subcommands"
 			local saved=("${COMPREPLY[@]}")
 			_retsnoop_files
 			COMPREPLY=("${saved[@]}" "${COMPREPLY[@]}")
 			return
 		fi
-		if [ "${COMP_WORDS[1]}" = addr2line ]; then
+		if [ "$sub" = addr2line ]; then
 			case $opt in -e) _retsnoop_files; return ;; esac
 			_retsnoop_words "$_retsnoop_addr2line_flags"
 			return
 		fi
-		if [ "${COMP_WORDS[1]}" = info ]; then
-			_retsnoop_files
+		if [ "$sub" = info ]; then
+			if [[ $cur == -* ]]; then _retsnoop_words "$_retsnoop_info_flags"; else _retsnoop_files; fi
 			return
 		fi
-		if [ "${COMP_WORDS[1]}" = diff ]; then
+		if [ "$sub" = diff ]; then
 			case $opt in --format) _retsnoop_words "text json"; return ;; esac
-			case $cur in -*) _retsnoop_words "--format -v --verbose -V --version -h --help --usage"; return ;; esac
+			case $cur in -*) _retsnoop_words "$_retsnoop_diff_flags"; return ;; esac
 			_retsnoop_files
 			return
 		fi

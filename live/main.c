@@ -23,8 +23,6 @@ struct live {
 	struct report_args ra;
 	struct rp *rp;
 	struct report_opts ropts;
-	const char *report_args[128];   /* the report's flags for its parser */
-	int nreport_args;
 	bool failed;              /* an output could not be written */
 };
 
@@ -86,41 +84,6 @@ static void live_end(void *ctx, const struct rsf_stats *stats)
 	l->rp = NULL;
 }
 
-/* the report's outputs and --stack-has, live: collected as the report's
- * own flags for its parser */
-enum { LO_FORMAT, LO_PERFETTO, LO_FOLDED, LO_FOLDED_WEIGHT, LO_SUMMARY, LO_STACK_HAS };
-
-static int live_opt(void *ctx, int id, const char *v, struct opt_error *e)
-{
-	static const char *const flags[] = { "--format", "--perfetto", "--folded",
-		"--folded-weight", "--summary", "--stack-has" };
-	struct live *l = ctx;
-
-	if (l->nreport_args + 2 > (int)(sizeof(l->report_args) / sizeof(l->report_args[0])))
-		return opt_fail(e, OPT_EUSAGE, "too many report options at '%s'", flags[id]);
-	l->report_args[l->nreport_args++] = flags[id];
-	if (v)
-		l->report_args[l->nreport_args++] = v;
-	return OPT_OK;
-}
-
-static const struct opt_spec live_opt_table[] = {
-	{ "Output (the same as retsnoop-report prints for the -o recording, same flags)",
-	  "format", 0, OPT_REQUIRED, "text|json", LO_FORMAT, live_opt, OPT_LIVE, 0,
-	  "text views (default) or NDJSON, a line per session as it ends" },
-	{ NULL, "perfetto", 0, OPT_REQUIRED, "FILE", LO_PERFETTO, live_opt, OPT_LIVE, 0,
-	  "also write Chrome trace-event JSON (ui.perfetto.dev),\ncompleted at exit" },
-	{ NULL, "folded", 0, OPT_NOARG, NULL, LO_FOLDED, live_opt, OPT_LIVE, 0,
-	  "folded stacks for flamegraph.pl, printed at exit" },
-	{ NULL, "folded-weight", 0, OPT_REQUIRED, "count|latency", LO_FOLDED_WEIGHT, live_opt,
-	  OPT_LIVE, 0, "weigh them by sessions or self latency (us)" },
-	{ NULL, "summary", 0, OPT_NOARG, NULL, LO_SUMMARY, live_opt, OPT_LIVE, 0,
-	  "failing functions, errors and latency percentiles,\nprinted at exit" },
-	{ NULL, "stack-has", 0, OPT_REQUIRED, "GLOB", LO_STACK_HAS, live_opt, OPT_LIVE, 0,
-	  "show only sessions whose stack (logical, kernel, inlined\nwith DWARF) has a matching "
-	  "function (repeatable, all\nmust match); the -o recording keeps every session" },
-};
-
 /* -C: bpf.* for the recorder, stacks.* and fmt.* for the report */
 static int live_config(void *ctx, const struct cfg_key *k, uint64_t v, struct opt_error *e)
 {
@@ -131,38 +94,21 @@ static int live_config(void *ctx, const struct cfg_key *k, uint64_t v, struct op
 	return report_config_set(&l->ropts, k, v, e);
 }
 
-/* the report outputs and filters the live table collected, parsed by the
- * report's own parser; 0 or 2 after a one-line error */
-static int parse_report_args(struct live *l)
+/* the report's outputs, checked before anything is traced: combinations
+ * that cannot work (an input error: no hint), outputs onto inputs (the
+ * output guard) */
+static int check_outputs(struct live *l, struct opt_error *e)
 {
 	struct record_opts *o = l->o;
-	char **args = (char **)l->report_args;
-	struct opt_error e;
 
-	for (int i = 0; i < l->nreport_args;) {
-		int n = report_args_parse(&l->ra, l->nreport_args, args, i, -1, e.msg, sizeof(e.msg));
-
-		if (n < 0) {
-			opt_error_print(stderr, PROG, OPT_EUSAGE, &e);
-			return 2;
-		}
-		if (n == 0) {   /* the live table only collects the report's flags */
-			fprintf(stderr, "%s: internal error: '%s' is not a report option\n", PROG,
-				args[i]);
-			return 2;
-		}
-		i += n;
-	}
-	if (rp_sel_check(&l->ra.sel, e.msg, sizeof(e.msg))) {
-		opt_error_print(stderr, PROG, OPT_EINPUT, &e);
-		return 2;
-	}
-	if (rp_sel_check_vs(&l->ra.sel, o->output, "the recording written with -o", e.msg, sizeof(e.msg)) ||
-	    rp_sel_check_vs(&l->ra.sel, o->kernel, "the vmlinux given with -k", e.msg, sizeof(e.msg))) {
-		opt_error_print(stderr, PROG, OPT_EUSAGE, &e);
-		return 2;
-	}
-	return 0;
+	if (rp_sel_check(&l->ra.sel, e->msg, sizeof(e->msg)))
+		return OPT_EINPUT;
+	if (rp_sel_check_vs(&l->ra.sel, o->output, "the recording written with -o", e->msg,
+			    sizeof(e->msg)) ||
+	    rp_sel_check_vs(&l->ra.sel, o->kernel, "the vmlinux given with -k", e->msg,
+			    sizeof(e->msg)))
+		return OPT_EUSAGE;
+	return OPT_OK;
 }
 
 /* the command line: 0 to run, else the exit status (help, version, a
@@ -173,7 +119,7 @@ static int parse_args(struct live *l, int argc, char **argv, int *status)
 	struct shared_opts s;
 	struct opt_group groups[3] = {
 		{ record_opt_table, record_opt_count, o },
-		{ live_opt_table, sizeof(live_opt_table) / sizeof(live_opt_table[0]), l },
+		{ report_opt_table, report_opt_count, &l->ra },
 		{ shared_opt_table, shared_opt_count, &s },
 	};
 	struct opt_cmdline c = {
@@ -189,6 +135,11 @@ static int parse_args(struct live *l, int argc, char **argv, int *status)
 	r = opt_parse(&c, argc, argv, &e);
 	if (r == OPT_OK)
 		r = record_opts_finish(o, &s, c.command, true, &e);
+	/* the filters are the recorder's: the report gets --stack-has only */
+	if (r == OPT_OK)
+		r = report_args_finish(&l->ra, &s, false, &e);
+	if (r == OPT_OK && !s.help && !s.usage && !s.config_help && !s.version)
+		r = check_outputs(l, &e);
 	*status = 0;
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
@@ -247,7 +198,9 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 16];
 
 	setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));
+	report_args_init(&l.ra);
 	if (parse_args(&l, argc, argv, &r)) {
+		report_args_free(&l.ra);
 		record_opts_free(&o);
 		return r;
 	}
@@ -256,10 +209,7 @@ int main(int argc, char **argv)
 	l.ropts.show_trace = o.trace;
 	l.ropts.show_lbr = o.lbr;
 	l.ropts.verbose = o.verbose;
-	report_args_init(&l.ra);
-	r = parse_report_args(&l);
-	if (!r)
-		r = record_live(&o, &hooks);
+	r = record_live(&o, &hooks);
 	if (!r && l.failed)
 		r = 1;
 	rp_free(l.rp);

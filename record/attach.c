@@ -84,10 +84,12 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	s->rodata->duration_ns = o->f.min_lat_ns;
 	s->rodata->nr_funcs = (uint32_t)sel->n;
 	s->rodata->max_fstack_depth = o->max_depth;
+	/* past a quarter of the ring buffer waiting, a session end wakes the
+	 * reader; below, the reader's poll timeout collects it */
+	s->rodata->wake_bytes = o->ringbuf_size / 4 ? o->ringbuf_size / 4 : 1;
 
 	bpf_map__set_max_entries(s->maps.sessions, o->sessions_size);
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
-	bpf_map__set_max_entries(s->maps.func_flags, (uint32_t)sel->n);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
 
 	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI);
@@ -119,17 +121,11 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 	struct retsnoop_bpf *s = t->skel;
 	uint8_t allow = 1, deny = 2;
 
-	for (uint32_t i = 0; i < sel->n; i++) {
-		uint32_t flags = sel->v[i].flags;
+	for (uint32_t i = 0; t->mode == ATTACH_FENTRY && i < sel->n; i++) {
+		uint64_t ip = sel->v[i].addr, cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
 
-		if (bpf_map__update_elem(s->maps.func_flags, &i, sizeof(i), &flags, sizeof(flags), 0))
+		if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &cookie, sizeof(cookie), 0))
 			goto fail;
-		if (t->mode == ATTACH_FENTRY) {
-			uint64_t ip = sel->v[i].addr;
-
-			if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &i, sizeof(i), 0))
-				goto fail;
-		}
 	}
 	for (uint32_t i = 0; i < o->f.npids; i++) {
 		uint32_t p = o->f.pids[i];
@@ -210,7 +206,7 @@ static int attach_multi(struct tracer *t, const struct selection *sel, int verbo
 	}
 	for (size_t i = 0; i < n; i++) {
 		addrs[i] = sel->v[i].addr;
-		cookies[i] = i;
+		cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
 		syms[i] = sel->v[i].name;
 	}
 	for (int by_name = 0; by_name < 2; by_name++) {
@@ -291,7 +287,8 @@ static int attach_each(struct tracer *t, const struct selection *sel, int verbos
 
 static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size_t i)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .offset = sel->v[i].addr);
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = RS_FUNC_COOKIE(i, sel->v[i].flags),
+		    .offset = sel->v[i].addr);
 	struct bpf_link *lx, *le;
 
 	opts.retprobe = true;
@@ -499,10 +496,11 @@ static void *detach_slice_run(void *arg)
 	return NULL;
 }
 
-/* Each kprobe or trampoline removal waits for an RCU grace period; done from
- * several threads at once the waits overlap instead of adding up. */
+/* Each kprobe or trampoline removal, and each kprobe.multi link's, waits
+ * for an RCU grace period; done from several threads at once the waits
+ * overlap instead of adding up (the two kprobe.multi links too). */
 #define DETACH_THREADS 16
-#define DETACH_MIN_PER_THREAD 8
+#define DETACH_MIN_PER_THREAD 1
 
 void tracer_detach(struct tracer *t)
 {

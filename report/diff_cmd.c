@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/json_writer.h"
-#include "../common/opts.h"
-#include "../common/shared_opts.h"
 #include "../format/rsfile.h"
 #include "diff_cmd.h"
 #include "diff_paths.h"
+#include "report_version.h"
+#include "../common/shared_opts.h"
 
 #define PROG "retsnoop-report diff"
 
@@ -24,73 +24,76 @@ struct side {
 	bool damaged, complete;
 };
 
-#define REPORT_VERSION "0.1"
-
 struct diff_args {
+	const char *paths[2];
+	int npaths;
 	bool json;
-	struct side sd[2];
-	int nfiles;
 };
 
-static int diff_parse(void *ctx, int id, const char *v, struct opt_error *e)
+static int diff_opt(void *ctx, int id, const char *v, struct opt_error *e)
 {
-	struct diff_args *a = ctx;
+	struct diff_args *d = ctx;
 
 	(void)id;
 	if (strcmp(v, "text") && strcmp(v, "json"))
 		return opt_fail(e, OPT_EUSAGE, "--format: expected 'text' or 'json', got '%s'", v);
-	a->json = !strcmp(v, "json");
+	d->json = !strcmp(v, "json");
 	return OPT_OK;
 }
 
-static const struct opt_spec diff_opt_table[] = {
-	{ "Output", "format", 0, OPT_REQUIRED, "FMT", 0, diff_parse, OPT_DIFF, 0,
-	  "text (default) or json (one object, see docs/json-schema.md)" },
+static const struct opt_spec diff_table[] = {
+	{ "Options", "format", 0, OPT_REQUIRED, "text|json", 0, diff_opt, OPT_DIFF, 0,
+	  "text (default) or one JSON object" },
 };
 
-static int word(void *ctx, const char *w, struct opt_error *e)
+static int diff_word(void *ctx, const char *w, struct opt_error *e)
 {
-	struct diff_args *a = ctx;
+	struct diff_args *d = ctx;
 
-	if (a->nfiles == 2)
-		return opt_fail(e, OPT_EUSAGE, "expected two recordings (OLD NEW), got another: '%s'", w);
-	a->sd[a->nfiles++].path = w;
+	if (d->npaths == 2)
+		return opt_fail(e, OPT_EUSAGE, "expected two recordings (OLD NEW), got another: %s", w);
+	d->paths[d->npaths++] = w;
 	return OPT_OK;
 }
 
-/* 1: go on; else the exit status */
-static int parse_args(int argc, char **argv, struct diff_args *a, int *status)
+/* 0 to compare D->paths, else the exit status (help, usage error) */
+static int parse_args(struct diff_args *d, int argc, char **argv, int *status)
 {
 	struct shared_opts s;
-	struct opt_group groups[2] = { { diff_opt_table, 1, a }, { shared_opt_table, shared_opt_count, &s } };
+	struct opt_group groups[2] = {
+		OPT_GROUP(diff_table, d),
+		{ shared_opt_table, shared_opt_count, &s },
+	};
 	struct opt_cmdline c = {
 		.prog = PROG, .cmd = OPT_DIFF, .groups = groups, .ngroups = 2,
-		.dashdash = OPT_DD_WORDS, .word = word, .word_ctx = a,
+		.dashdash = OPT_DD_WORDS, .word = diff_word, .word_ctx = d,
 	};
 	struct opt_error e;
 	int r;
 
+	memset(d, 0, sizeof(*d));
 	shared_opts_init(&s, OPT_DIFF, NULL, NULL);
 	r = opt_parse(&c, argc, argv, &e);
-	if (r == OPT_OK && !s.help && !s.usage && !s.version && a->nfiles != 2)
+	if (r == OPT_OK && !s.help && !s.usage && !s.version && d->npaths != 2)
 		r = opt_fail(&e, OPT_EUSAGE, "expected two recordings: OLD NEW");
 	*status = 0;
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
 	} else if (s.help) {
-		printf("Usage: " PROG " [OPTIONS] OLD NEW\nFailing call paths (entry function to the "
-		       "deepest failing function, and its error)\nthat appear only in NEW, only in "
-		       "OLD, or in both with a changed count.\n\n");
+		printf("Usage: " PROG " [--format text|json] OLD NEW\n"
+		       "Failing call paths (entry function to the deepest failing function, "
+		       "and its error)\nthat appear only in NEW, only in OLD, or in both with "
+		       "a changed count.\n\n");
 		opt_help(stdout, &c);
 	} else if (s.usage) {
 		opt_usage(stdout, &c, "OLD NEW");
 	} else if (s.version) {
 		printf(PROG " %s\n", REPORT_VERSION);
 	} else {
-		return 1;
+		return 0;
 	}
-	return 0;
+	return -1;
 }
 
 /* every final, not ignored session of PATH into side K; -1 unreadable */
@@ -254,15 +257,17 @@ static void json_section(const struct fail_paths *fp, enum kind k, const char *k
 
 int diff_main(int argc, char **argv)
 {
-	struct diff_args a = {};
-	struct side *sd = a.sd;
+	struct side sd[2] = {};
 	struct fail_paths fp = {};
+	struct diff_args d;
 	bool json;
 	int ret = 0;
 
-	if (!parse_args(argc, argv, &a, &ret))
+	if (parse_args(&d, argc, argv, &ret))
 		return ret;
-	json = a.json;
+	sd[0].path = d.paths[0];
+	sd[1].path = d.paths[1];
+	json = d.json;
 	for (int k = 0; k < 2; k++)
 		if (load(&fp, k, &sd[k])) {
 			fail_paths_free(&fp);

@@ -1,5 +1,5 @@
-/* filters.c - report-time session filters (see filters.h): option
- * parsing, time resolution, impossible-combination checks and the
+/* filters.c - report-time session filters (see filters.h): time
+ * resolution, impossible-combination checks and the
  * per-session keep decision. */
 #include <ctype.h>
 #include <errno.h>
@@ -15,209 +15,6 @@
 void filters_init(struct filters *f)
 {
 	memset(f, 0, sizeof(*f));
-}
-
-static const char *opt_value(int argc, char **argv, int i, int *used)
-{
-	*used = 2;
-	if (i + 1 >= argc)
-		return NULL;
-	return argv[i + 1];
-}
-
-static int parse_u32(const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-/* --name=value or --name value; returns value or NULL if not this flag */
-static const char *long_opt(const char *name, int argc, char **argv, int i, int *used, bool *missing)
-{
-	size_t n = strlen(name);
-	const char *a = argv[i];
-
-	*missing = false;
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=') {
-		*used = 1;
-		return a + n + 1;
-	}
-	if (a[n])
-		return NULL;
-	if (i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	*used = 2;
-	return argv[i + 1];
-}
-
-/* the outcome flags, spelled as the recorder spells them: 'y' for -S, -Sy,
- * --success-stacks[=y] (successful sessions too, i.e. no outcome filter),
- * 'n' for -Sn, --success-stacks=n, --errors-only (failing sessions only),
- * 'o' for --success-only; 0 when A is none of them, -1 for a bad value */
-static int parse_outcome(const char *a)
-{
-	const char *v;
-
-	if (!strcmp(a, "--success-only"))
-		return 'o';
-	if (!strcmp(a, "--errors-only"))
-		return 'n';
-	if (!strcmp(a, "--success-stacks"))
-		return 'y';
-	if (!strncmp(a, "--success-stacks=", 17))
-		v = a + 17;
-	else if (!strncmp(a, "-S", 2))
-		v = a + 2;
-	else
-		return 0;
-	if (!*v || !strcasecmp(v, "y") || !strcasecmp(v, "yes"))
-		return 'y';
-	if (!strcasecmp(v, "n") || !strcasecmp(v, "no"))
-		return 'n';
-	return -1;
-}
-
-int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err, size_t errlen)
-{
-	const char *a = argv[i], *v;
-	int used = 1, n;
-	bool missing;
-
-	if (!strcmp(a, "-p") || !strcmp(a, "-P")) {
-		uint32_t pid;
-
-		v = opt_value(argc, argv, i, &used);
-		if (!v || parse_u32(v, &pid) || pid == 0) {
-			snprintf(err, errlen, "option '%s' needs a positive PID, got '%s'", a, v ? v : "");
-			return -1;
-		}
-		uint32_t *ids = a[1] == 'p' ? f->pids : f->nopids;
-		uint32_t *n = a[1] == 'p' ? &f->npids : &f->nnopids;
-
-		if (*n == FILT_MAX_IDS)
-			goto too_many;
-		ids[(*n)++] = pid;
-		return used;
-	}
-	if (!strcmp(a, "-n") || !strcmp(a, "-N")) {
-		v = opt_value(argc, argv, i, &used);
-		if (!v || !*v) {
-			snprintf(err, errlen, "option '%s' needs a thread name", a);
-			return -1;
-		}
-		const char **names = a[1] == 'n' ? f->comms : f->nocomms;
-		uint32_t *n = a[1] == 'n' ? &f->ncomms : &f->nnocomms;
-
-		if (*n == FILT_MAX_IDS)
-			goto too_many;
-		names[(*n)++] = v;
-		return used;
-	}
-	if (!strcmp(a, "-x") || !strcmp(a, "-X")) {
-		bool deny = a[1] == 'X';
-
-		v = opt_value(argc, argv, i, &used);
-		if (!v || (deny && !strcasecmp(v, "any")) || err_filter_add(&f->errs, v, deny)) {
-			snprintf(err, errlen, "option '%s': unknown error code '%s' (an errno name like "
-				 "ENOMEM, a number, NULL%s)", a, v ? v : "", deny ? "" : " or any");
-			return -1;
-		}
-		if (deny)
-			f->has_X = true;
-		else
-			f->has_x = f->errs.has_allow;
-		return used;
-	}
-	if (!strcmp(a, "-L")) {
-		char *end;
-		double ms;
-
-		v = opt_value(argc, argv, i, &used);
-		errno = 0;
-		ms = v ? strtod(v, &end) : -1;
-		if (!v || !*v || errno || *end || !(ms >= 0) || ms > 1e12) {
-			snprintf(err, errlen, "option '-L' needs a latency in milliseconds, got '%s'", v ? v : "");
-			return -1;
-		}
-		f->min_lat_ns = (uint64_t)llround(ms * 1e6);
-		return used;
-	}
-	if ((n = parse_outcome(a)) != 0) {
-		if (n < 0) {
-			snprintf(err, errlen, "bad -S value '%s': expected y or n (-S, -Sy, -Sn, "
-				 "--success-stacks[=y|n]) or --success-only",
-				 a[1] == '-' ? strchr(a, '=') + 1 : a + 2);
-			return -1;
-		}
-		if (n == 'y')
-			f->success_too = true;
-		else if (n == 'n')
-			f->errors_only = true;
-		else
-			f->success_only = true;
-		f->outcome = f->success_only ? FILT_SUCCESS_ONLY :
-			     f->errors_only ? FILT_ERROR_ONLY : FILT_ANY;
-		return 1;
-	}
-	if ((v = long_opt("--stack-has", argc, argv, i, &used, &missing)) ||
-	    (!missing && (v = long_opt("--entry", argc, argv, i, &used, &missing)))) {
-		bool entry = !strncmp(a, "--entry", 7);
-		char gerr[200];
-
-		if (v[0] == ':') {
-			snprintf(err, errlen, "%s: source-path globs are not supported here ('%s')",
-				 entry ? "--entry" : "--stack-has", v);
-			return -1;
-		}
-		if (glob_set_add(entry ? &f->entries : &f->stack_has, v, gerr, sizeof(gerr))) {
-			snprintf(err, errlen, "%s: %s", entry ? "--entry" : "--stack-has", gerr);
-			return -1;
-		}
-		return used;
-	}
-	if (missing) {
-		snprintf(err, errlen, "option '%s' needs a function glob", a);
-		return -1;
-	}
-	if ((v = long_opt("--since", argc, argv, i, &used, &missing)) ||
-	    (!missing && (v = long_opt("--until", argc, argv, i, &used, &missing)))) {
-		int64_t dummy;
-
-		if (filters_parse_time(v, 1000000000000000000ULL, &dummy)) {
-			snprintf(err, errlen, "%.7s: bad time '%s' (HH:MM:SS[.frac], 'YYYY-MM-DD "
-				 "HH:MM:SS[.frac]' or +N[ns|us|ms|s|m|h])", a, v);
-			return -1;
-		}
-		if (!strncmp(a, "--since", 7)) {
-			f->since_txt = v;
-			f->has_since = true;
-		} else {
-			f->until_txt = v;
-			f->has_until = true;
-		}
-		return used;
-	}
-	if (missing) {
-		snprintf(err, errlen, "option '%s' needs a time", a);
-		return -1;
-	}
-	return 0;
-too_many:
-	snprintf(err, errlen, "option '%s' given more than %d times", a, FILT_MAX_IDS);
-	return -1;
 }
 
 /* fractional seconds ".123" -> ns; returns chars consumed or -1 */
@@ -368,10 +165,6 @@ int filters_prepare(struct filters *f, const struct rp_env *env, char *err, size
 	const struct rsf_meta *meta = env->meta;
 
 	f->note[0] = '\0';
-	if (f->success_too && f->errors_only) {   /* as retsnoop-record says */
-		snprintf(err, errlen, "-Sy and -Sn contradict each other");
-		return -1;
-	}
 	if (f->success_only && f->errors_only) {
 		snprintf(err, errlen, "impossible filter combination: --success-only and -Sn "
 			 "(failing sessions only) exclude each other");
@@ -422,11 +215,6 @@ int filters_prepare(struct filters *f, const struct rp_env *env, char *err, size
 		if (f->success_only) {
 			snprintf(err, errlen, "impossible filter combination: --success-only keeps "
 				 "successful sessions only, -x asks for failing ones");
-			return -1;
-		}
-		if (f->success_too) {   /* as retsnoop-record says */
-			snprintf(err, errlen, "-S (successful sessions too) cannot be combined with -x "
-				 "(sessions failing with the given errors only)");
 			return -1;
 		}
 	}

@@ -2,7 +2,9 @@
  * (-p/-P, -n/-N, -x/-X, -L, -S/-Sy/-Sn, meaning what they mean to the
  * recorder) plus --success-only, --stack-has, --entry and --since/--until. Different filters combine with AND; repeats of -p, -n
  * and --entry are alternatives (OR), repeats of --stack-has must all match
- * (AND). Impossible combinations are rejected by filters_prepare(). */
+ * (AND). Impossible combinations are rejected by filters_prepare(); the
+ * contradictions among the flags themselves at parse time
+ * (filter_opts_check). */
 #ifndef RS_FILTERS_H
 #define RS_FILTERS_H
 
@@ -11,18 +13,18 @@
 #include <stdint.h>
 #include "../common/errfilter.h"
 #include "../common/glob.h"
+#include "../common/shared_opts.h"
 #include "session.h"
 
-#define FILT_MAX_IDS 64
 
 enum filt_outcome { FILT_ANY = 0, FILT_SUCCESS_ONLY, FILT_ERROR_ONLY };
 
 struct filters {
-	uint32_t pids[FILT_MAX_IDS], npids;        /* -p */
-	uint32_t nopids[FILT_MAX_IDS], nnopids;    /* -P */
-	const char *comms[FILT_MAX_IDS];           /* -n */
+	uint32_t pids[FILTER_MAX_PIDS], npids;     /* -p */
+	uint32_t nopids[FILTER_MAX_PIDS], nnopids; /* -P */
+	char comms[FILTER_MAX_COMMS][FILTER_COMM_LEN];   /* -n (globs) */
 	uint32_t ncomms;
-	const char *nocomms[FILT_MAX_IDS];         /* -N */
+	char nocomms[FILTER_MAX_COMMS][FILTER_COMM_LEN]; /* -N */
 	uint32_t nnocomms;
 	struct err_filter errs;                    /* -x/-X */
 	bool has_x, has_X;
@@ -41,9 +43,7 @@ struct filters {
 };
 
 void filters_init(struct filters *f);
-/* parses argv[i] (and its value): consumed count, 0 not a filter flag, -1
- * on error with the reason in err */
-int filters_parse_arg(struct filters *f, int argc, char **argv, int i, char *err, size_t errlen);
+/* the fields are filled by the option layer (report/report_args.c) */
 /* resolves times against the recording's header and rejects impossible
  * combinations, among the filters themselves and with what the recording
  * can hold (env->meta, env->funcs): --success-only on a recording of

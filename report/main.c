@@ -1,13 +1,13 @@
 /* main.c - retsnoop-report: reads a recording made by retsnoop-record and
  * renders every session in upstream retsnoop's trace, LBR and stack views, then the
- * recording's drop statistics. Exit status: 0 ok, 2 usage error or a
+ * recording's drop statistics; the subcommands info, summary and
+ * addr2line. Options: the report's table (report_args.c) and the shared
+ * one (common/shared_opts.c). Exit status: 0 ok, 2 usage error or a
  * damaged recording (everything before the damage is still rendered). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "format/rsfile.h"
 #include "report/addr2line_cmd.h"
 #include "report/diff_cmd.h"
@@ -16,54 +16,166 @@
 #include "report/pipeline.h"
 #include "report/report_args.h"
 #include "report/report_config.h"
-
-#define PROG "retsnoop-report"
 #include "report/report_version.h"
 
-static void usage(FILE *f)
+#define PROG "retsnoop-report"
+
+/* one command line of the report */
+struct report_cli {
+	struct report_args ra;
+	struct shared_opts s;
+	struct report_opts opts;
+	const char *paths[64];   /* several recordings: one merged report */
+	size_t npaths;
+	struct opt_group groups[2];
+	struct opt_cmdline c;
+};
+
+static int run_summary(int argc, char **argv);
+
+/* the subcommands; global options may come before or after them */
+static const struct subcmd {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *column, *help;
+} subcmds[] = {
+	{ "info", info_main, "info FILE", "what the recording holds (see info --help)" },
+	{ "summary", run_summary, "summary FILE", "the same as --summary" },
+	{ "addr2line", addr2line_main, "addr2line", "hex addresses on stdin to FUNCTION PATH:LINE\n"
+	  "(see addr2line --help)" },
+	{ "diff", diff_main, "diff OLD NEW", "failing call paths new, gone or changed in count\n"
+	  "(see diff --help)" },
+};
+
+static void help(FILE *f, const struct opt_cmdline *c)
 {
-	fprintf(f,
-		"Usage: " PROG " [OPTIONS] FILE...\n"
-		"       " PROG " diff [--format text|json] OLD NEW\n"
-		"Render the sessions of retsnoop-record recordings as call stacks (several\n"
-		"recordings: merged in time order, each session labelled with its recording).\n\n"
-		"  -s                       symbolize with source lines (needs DWARF)\n"
-		"  -ss                      source lines and inlined functions (needs DWARF)\n"
-		"  -sn                      kallsyms names only (no DWARF)\n"
-		"  -k, --kernel PATH        vmlinux image with DWARF (for -s/-ss; default: the\n"
-		"                           recorded release's in the standard places, or debuginfod)\n"
-		"      --allow-build-id-mismatch  use a vmlinux whose build-id differs (warns)\n"
-		"  -C stacks.emit-addrs=BOOL    print raw addresses too\n"
-		"  -C stacks.dec-offs=BOOL      function offsets in decimal\n"
-		"  -C stacks.unfiltered=BOOL    keep BPF trampoline/program frames\n"
-		"  -C stacks.symb-mode=MODE     none, linenum or inlines (like -sn/-s/-ss)\n"
-		"  -C fmt.lbr-max-count=N       at most N LBR entries per sample\n"
-		"      --config-help        list every -C setting with its default\n"
-		"Views (default: every view the recording has, in the order trace, LBR, stack):\n"
-		"  -T, --trace              function call trace view (only it, unless -E too)\n"
-		"  -E, --call-stack         call stack view\n"
-		"  -B, --lbr                LBR view\n"
-		"      --lbr-max-count N    same as -C fmt.lbr-max-count=N\n"
-		"  -v                       verbose: recording details and totals on stderr\n"
-		"  -h, --help               this help\n"
-		"      --version            print the version\n");
-	report_args_usage(f);
+	fprintf(f, "Usage: " PROG " [OPTIONS] FILE...\n"
+		   "       " PROG " info|summary|addr2line|diff [OPTIONS] ...\n"
+		   "Render the sessions of retsnoop-record recordings as call stacks (several\n"
+		   "recordings: one report, sessions merged in time order).\n\n");
+	opt_help(f, c);
+	fprintf(f, "Subcommands (the global options may come before or after them):\n");
+	for (size_t i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++) {
+		const char *h = subcmds[i].help, *nl = strchr(h, '\n');
+
+		fprintf(f, "  %-26s%.*s\n", subcmds[i].column, nl ? (int)(nl - h) : (int)strlen(h), h);
+		if (nl)
+			fprintf(f, "%28s%s\n", "", nl + 1);
+	}
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
+static int word(void *ctx, const char *w, struct opt_error *e)
 {
-	va_list ap;
+	struct report_cli *r = ctx;
 
-	va_start(ap, fmt);
-	fprintf(stderr, PROG ": ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
-	va_end(ap);
-	return 2;
+	if (r->npaths == sizeof(r->paths) / sizeof(r->paths[0]))
+		return opt_fail(e, OPT_EUSAGE, "too many recordings (at most 64)");
+	r->paths[r->npaths++] = w;
+	return OPT_OK;
 }
 
+static void cli_init(struct report_cli *r)
+{
+	memset(r, 0, sizeof(*r));
+	report_args_init(&r->ra);
+	r->opts.symb = SYMB_DEFAULT;
+	r->opts.show_stack = true;
+	shared_opts_init(&r->s, OPT_REPORT, report_config_set, &r->opts);
+	r->groups[0] = (struct opt_group){ report_opt_table, report_opt_count, &r->ra };
+	r->groups[1] = (struct opt_group){ shared_opt_table, shared_opt_count, &r->s };
+	r->c = (struct opt_cmdline){
+		.prog = PROG, .cmd = OPT_REPORT, .groups = r->groups, .ngroups = 2,
+		.dashdash = OPT_DD_WORDS, .word = word, .word_ctx = r,
+	};
+}
+
+/* the output guard (nothing read may be overwritten), one -k for one
+ * recording; OPT_OK or OPT_EUSAGE */
+static int check_inputs(struct report_cli *r, struct opt_error *e)
+{
+	for (size_t k = 0; k < r->npaths; k++)
+		if (rp_sel_check_vs(&r->ra.sel, r->paths[k], "the recording being read", e->msg,
+				    sizeof(e->msg)))
+			return OPT_EUSAGE;
+	if (rp_sel_check_vs(&r->ra.sel, r->s.kernel, "the vmlinux given with -k", e->msg,
+			    sizeof(e->msg)))
+		return OPT_EUSAGE;
+	if (r->npaths > 1 && r->s.kernel)
+		return opt_fail(e, OPT_EUSAGE, "-k names one vmlinux: with several recordings, each "
+				"one's is found by its build-id");
+	return OPT_OK;
+}
+
+/* 0 to render R->paths, else the exit status (help, version, usage error) */
+static int parse_args(struct report_cli *r, int argc, char **argv, int *status)
+{
+	struct opt_error e;
+	int k = opt_parse(&r->c, argc, argv, &e);
+
+	if (k == OPT_OK)
+		k = report_args_finish(&r->ra, &r->s, true, &e);
+	if (k == OPT_OK && !r->s.help && !r->s.usage && !r->s.config_help && !r->s.version &&
+	    !r->npaths)
+		k = opt_fail(&e, OPT_EUSAGE, "no recording file given");
+	if (k == OPT_OK && r->npaths)
+		k = check_inputs(r, &e);
+	*status = 0;
+	if (k < 0) {
+		opt_error_print(stderr, PROG, k, &e);
+		*status = 2;
+	} else if (r->s.help) {
+		help(stdout, &r->c);
+	} else if (r->s.usage) {
+		opt_usage(stdout, &r->c, "FILE...");
+	} else if (r->s.config_help) {
+		cfg_help(stdout, OPT_REPORT);
+	} else if (r->s.version) {
+		printf(PROG " %s (recording format %d)\n", REPORT_VERSION, RSF_FORMAT_VERSION);
+	} else {
+		if (r->s.symb >= 0)
+			r->opts.symb = (enum symb_mode)r->s.symb;
+		r->opts.vmlinux = r->s.kernel;
+		r->opts.allow_build_id_mismatch = r->s.allow_build_id_mismatch;
+		r->opts.verbose = r->s.verbose;
+		return 0;
+	}
+	return -1;
+}
+
+/* views: what was recorded, or what was asked for (upstream: -T alone
+ * drops the stack view, -B alone keeps it). -1 after a message when one
+ * asked for was not recorded. */
+static int pick_views(struct report_opts *opts, const struct report_args *ra,
+		      const struct rsf_meta *m, const char *path)
+{
+	uint32_t mode = m->mode;
+	const char *missing = NULL;
+
+	if (ra->want_trace && !(mode & RSF_MODE_TRACE))
+		missing = "function call trace (-T)";
+	else if (ra->want_lbr && !(mode & RSF_MODE_LBR))
+		missing = "LBR (-B)";
+	else if (ra->want_stack && !(mode & RSF_MODE_STACKS))
+		missing = "call stack (-E)";
+	if (missing) {
+		fprintf(stderr, PROG ": %s: the %s view was not recorded in this file\n", path, missing);
+		return -1;
+	}
+	if (ra->want_trace || ra->want_stack || ra->want_lbr) {
+		opts->show_trace = ra->want_trace;
+		opts->show_lbr = ra->want_lbr;
+		opts->show_stack = ra->want_stack || (!ra->want_trace && (mode & RSF_MODE_STACKS));
+	} else {
+		opts->show_trace = mode & RSF_MODE_TRACE;
+		opts->show_lbr = mode & RSF_MODE_LBR;
+		/* a recording naming no view still has stacks in its END records */
+		opts->show_stack = (mode & RSF_MODE_STACKS) || !(mode & (RSF_MODE_TRACE | RSF_MODE_LBR));
+	}
+	if (opts->show_lbr && m->lbr_status[0])
+		fprintf(stderr, PROG ": %s: no LBR view: LBR was not captured (%.*s)\n", path,
+			(int)sizeof(m->lbr_status), m->lbr_status);
+	return 0;
+}
 
 static void print_meta(const struct rsf_meta *m, size_t nksyms, size_t nmods, size_t nfuncs)
 {
@@ -124,186 +236,89 @@ static int render(struct rsf_reader *rd, const char *path, const struct report_o
 	return ret;
 }
 
-/* the report of one recording; RA (owned by the caller) collects the
- * outputs and filters */
-static int run_report(struct report_args *ra, int argc, char **argv)
+/* the report of one recording (SUMMARY: the summary subcommand) */
+static int run_report(int argc, char **argv, bool summary)
 {
-	struct report_opts opts = {
-		.symb = SYMB_DEFAULT,
-		.show_stack = true,
-	};
-	const char *path = NULL;
-	const char *paths[64];   /* several recordings: one merged report */
-	size_t npaths = 0;
-	char err[512];
+	struct report_cli *r = malloc(sizeof(*r));
 	struct rsf_reader *rd;
-	bool want_trace = false, want_stack = false, want_lbr = false;
-	uint32_t mode;
-	int ret, n;
+	char err[512];
+	int ret;
 
+	if (!r) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	cli_init(r);
+	r->ra.sel.summary = summary;
 	/* one thread writes stdout: no per-call stream locking (it was a tenth
 	 * of the JSON output's time) */
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--config-help")) {
-			report_config_help(stdout);
-			return 0;
-		} else if (!strcmp(a, "--version")) {
-			printf(PROG " %s (recording format %d)\n", REPORT_VERSION, RSF_FORMAT_VERSION);
-			return 0;
-		} else if (!strcmp(a, "-T") || !strcmp(a, "--trace")) {
-			want_trace = true;
-		} else if (!strcmp(a, "-E") || !strcmp(a, "--call-stack")) {
-			want_stack = true;
-		} else if (!strcmp(a, "-B") || !strcmp(a, "--lbr")) {
-			want_lbr = true;
-		} else if (!strcmp(a, "--lbr-max-count") || !strncmp(a, "--lbr-max-count=", 16)) {
-			const char *v = a[15] ? a + 16 : (i + 1 < argc ? argv[++i] : NULL);
-			char kv[64];
-			const char *msg;
-
-			if (!v)
-				return usage_error("option '%s' needs a number", a);
-			snprintf(kv, sizeof(kv), "fmt.lbr-max-count=%.40s", v);
-			msg = report_config_apply(kv, &opts);
-			if (msg)
-				return usage_error("%s", msg);
-		} else if (!strcmp(a, "-s")) {
-			opts.symb = SYMB_LINES;
-		} else if (!strcmp(a, "-ss")) {
-			opts.symb = SYMB_INLINES;
-		} else if (!strcmp(a, "-sn")) {
-			opts.symb = SYMB_NONE;
-		} else if (!strcmp(a, "--allow-build-id-mismatch")) {
-			opts.allow_build_id_mismatch = true;
-		} else if (!strcmp(a, "--kernel") || !strncmp(a, "--kernel=", 9)) {
-			const char *v = a[8] ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v)
-				return usage_error("option '%s' needs a path", a);
-			opts.vmlinux = v;
-		} else if (!strcmp(a, "-k") || !strncmp(a, "-k", 2)) {
-			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v)
-				return usage_error("option '%s' needs a path", a);
-			opts.vmlinux = v;
-		} else if (!strcmp(a, "-C") || !strncmp(a, "-C", 2)) {
-			const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-			const char *msg;
-
-			if (!v)
-				return usage_error("option '%s' needs group.key=value", a);
-			msg = report_config_apply(v, &opts);
-			if (msg)
-				return usage_error("%s", msg);
-		} else if (a[0] == '-' && a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
-			opts.verbose += (int)strlen(a + 1);
-		} else if (!strcmp(a, "--")) {
-			while (i + 1 < argc && npaths < 64)
-				paths[npaths++] = argv[++i];
-			if (i + 1 < argc)
-				return usage_error("too many recordings (at most 64)");
-		} else if ((n = report_args_parse(ra, argc, argv, i, 1, err, sizeof(err))) != 0) {
-			if (n < 0)
-				return usage_error("%s", err);
-			i += n - 1;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("unknown option '%s'", a);
-		} else if (npaths == 64) {
-			return usage_error("too many recordings (at most 64)");
-		} else {
-			paths[npaths++] = a;
-		}
+	if (parse_args(r, argc, argv, &ret))
+		goto out;
+	if (r->npaths > 1) {
+		ret = multi_report(PROG, r->paths, r->npaths, &r->opts, &r->ra,
+				   (struct view_ask){ r->ra.want_trace, r->ra.want_stack,
+						      r->ra.want_lbr });
+		goto out;
 	}
-	if (!npaths)
-		return usage_error("%s", "no recording file given");
-	for (size_t k = 0; k < npaths; k++)   /* the output guard: nothing read may be overwritten */
-		if (rp_sel_check_vs(&ra->sel, paths[k], "the recording being read", err, sizeof(err)))
-			return usage_error("%s", err);
-	if (npaths > 1 && opts.vmlinux)
-		return usage_error("-k names one vmlinux: with several recordings, each one's is "
-				   "found by its build-id");
-	if (npaths > 1)
-		return multi_report(PROG, paths, npaths, &opts, ra,
-				    (struct view_ask){ want_trace, want_stack, want_lbr });
-	path = paths[0];
-
-	/* the output guard: nothing read may be overwritten */
-	if (rp_sel_check_vs(&ra->sel, path, "the recording being read", err, sizeof(err)) ||
-	    rp_sel_check_vs(&ra->sel, opts.vmlinux, "the vmlinux given with -k", err, sizeof(err)))
-		return usage_error("%s", err);
-	rd = rsf_reader_open(path, err, sizeof(err));
+	ret = 2;
+	rd = rsf_reader_open(r->paths[0], err, sizeof(err));
 	if (!rd) {   /* not a usage error: no --help hint */
 		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
+		goto out;
 	}
-	/* views: what was recorded, or what was asked for (upstream: -T
-	 * alone drops the stack view, -B alone keeps it) */
-	mode = rsf_reader_meta(rd)->mode;
-	{
-		const char *missing = NULL;
+	if (!pick_views(&r->opts, &r->ra, rsf_reader_meta(rd), r->paths[0])) {
+		if (r->opts.verbose) {
+			size_t nksyms, nmods, nfuncs;
 
-		if (want_trace && !(mode & RSF_MODE_TRACE))
-			missing = "function call trace (-T)";
-		else if (want_lbr && !(mode & RSF_MODE_LBR))
-			missing = "LBR (-B)";
-		else if (want_stack && !(mode & RSF_MODE_STACKS))
-			missing = "call stack (-E)";
-		if (missing) {
-			fprintf(stderr, PROG ": %s: the %s view was not recorded in this file\n",
-				path, missing);
-			rsf_reader_close(rd);
-			return 2;
+			rsf_reader_ksyms(rd, &nksyms);
+			rsf_reader_modules(rd, &nmods);
+			rsf_reader_funcs(rd, &nfuncs);
+			print_meta(rsf_reader_meta(rd), nksyms, nmods, nfuncs);
 		}
+		ret = render(rd, r->paths[0], &r->opts, &r->ra);
+		fflush(stdout);
 	}
-	if (want_trace || want_stack || want_lbr) {
-		opts.show_trace = want_trace;
-		opts.show_lbr = want_lbr;
-		opts.show_stack = want_stack || (!want_trace && (mode & RSF_MODE_STACKS));
-	} else {
-		opts.show_trace = mode & RSF_MODE_TRACE;
-		opts.show_lbr = mode & RSF_MODE_LBR;
-		/* a recording naming no view still has stacks in its END records */
-		opts.show_stack = (mode & RSF_MODE_STACKS) ||
-				  !(mode & (RSF_MODE_TRACE | RSF_MODE_LBR));
-	}
-	if (opts.show_lbr && rsf_reader_meta(rd)->lbr_status[0])
-		fprintf(stderr, PROG ": %s: no LBR view: LBR was not captured (%.*s)\n", path,
-			(int)sizeof(rsf_reader_meta(rd)->lbr_status), rsf_reader_meta(rd)->lbr_status);
-	if (opts.verbose) {
-		size_t nksyms, nmods, nfuncs;
-
-		rsf_reader_ksyms(rd, &nksyms);
-		rsf_reader_modules(rd, &nmods);
-		rsf_reader_funcs(rd, &nfuncs);
-		print_meta(rsf_reader_meta(rd), nksyms, nmods, nfuncs);
-	}
-	ret = render(rd, path, &opts, ra);
-	fflush(stdout);
 	rsf_reader_close(rd);
+out:
+	report_args_free(&r->ra);
+	free(r);
 	return ret;
+}
+
+static int run_summary(int argc, char **argv)
+{
+	return run_report(argc, argv, true);
 }
 
 int main(int argc, char **argv)
 {
-	struct report_args ra;
-	int ret;
+	struct report_cli *r = malloc(sizeof(*r));
+	char **sub_argv;
+	int k, ret;
 
-	if (argc > 1 && !strcmp(argv[1], "addr2line"))
-		return addr2line_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "info"))
-		return info_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "diff"))
-		return diff_main(argc - 1, argv + 1);
-	report_args_init(&ra);
-	ret = run_report(&ra, argc, argv);
-	report_args_free(&ra);
-	return ret;
+	if (!r) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	cli_init(r);
+	k = opt_first_word(&r->c, argc, argv);
+	report_args_free(&r->ra);
+	free(r);
+	for (size_t i = 0; k > 0 && i < sizeof(subcmds) / sizeof(subcmds[0]); i++) {
+		if (strcmp(argv[k], subcmds[i].name))
+			continue;
+		/* the subcommand parses every other word, before or after it */
+		sub_argv = malloc(sizeof(*sub_argv) * (size_t)argc);
+		if (!sub_argv) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 1;
+		}
+		memcpy(sub_argv, argv, sizeof(*argv) * (size_t)k);
+		memcpy(sub_argv + k, argv + k + 1, sizeof(*argv) * (size_t)(argc - k));
+		ret = subcmds[i].main(argc - 1, sub_argv);
+		free(sub_argv);
+		return ret;
+	}
+	return run_report(argc, argv, false);
 }

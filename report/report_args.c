@@ -1,8 +1,14 @@
-/* report_args.c - the report-time flags shared by retsnoop-report and the
- * live retsnoop (report_args.h): outputs (--format, --perfetto, --folded,
- * --folded-weight, summary) here, filters through filters_parse_arg. */
+/* report_args.c - the report's option table and parsers (report_args.h):
+ * views, outputs and the filters only the report has (--success-only,
+ * --errors-only, --stack-has, --entry, --since, --until); the filters the
+ * recorder has too come from the shared table. */
 #include <string.h>
 #include "report_args.h"
+
+enum {
+	RA_TRACE, RA_STACK, RA_LBR, RA_SUCCESS_ONLY, RA_ERRORS_ONLY, RA_STACK_HAS, RA_ENTRY,
+	RA_SINCE, RA_UNTIL, RA_FORMAT, RA_PERFETTO, RA_FOLDED, RA_FOLDED_WEIGHT, RA_SUMMARY,
+};
 
 void report_args_init(struct report_args *a)
 {
@@ -15,82 +21,136 @@ void report_args_free(struct report_args *a)
 	filters_free(&a->filt);
 }
 
-/* --NAME=V or --NAME V where V is W1 or W2: sets *second to V == W2 and
- * returns the arguments used; 0 when argv[i] is not --NAME; -1 with a
- * message in err */
-static int two_way(const char *name, const char *w1, const char *w2, int argc, char **argv,
-		   int i, bool *second, char *err, size_t errlen)
+/* V is W1 or W2: *second = (V == W2) */
+static int two_way(const char *flag, const char *w1, const char *w2, const char *v, bool *second,
+		   struct opt_error *e)
 {
-	size_t n = strlen(name);
-	const char *s = argv[i], *v;
-
-	if (strncmp(s, name, n) || (s[n] && s[n] != '='))
-		return 0;
-	v = s[n] ? s + n + 1 : (i + 1 < argc ? argv[i + 1] : "");
-	if (strcmp(v, w1) && strcmp(v, w2)) {
-		snprintf(err, errlen, "%s: expected '%s' or '%s', got '%s'", name, w1, w2, v);
-		return -1;
-	}
+	if (strcmp(v, w1) && strcmp(v, w2))
+		return opt_fail(e, OPT_EUSAGE, "%s: expected '%s' or '%s', got '%s'", flag, w1, w2, v);
 	*second = !strcmp(v, w2);
-	return s[n] ? 1 : 2;
+	return OPT_OK;
 }
 
-int report_args_parse(struct report_args *a, int argc, char **argv, int i, int argv_base,
-		      char *err, size_t errlen)
+static int add_func_glob(struct filters *f, bool entry, const char *v, struct opt_error *e)
 {
-	struct rp_outsel *o = &a->sel;
-	const char *s = argv[i];
-	int n;
+	const char *flag = entry ? "--entry" : "--stack-has";
+	char err[200];
 
-	if ((i == argv_base && !strcmp(s, "summary")) || !strcmp(s, "--summary")) {
-		o->summary = true;
-		return 1;
-	}
-	if (!strcmp(s, "--folded")) {
-		o->folded = true;
-		return 1;
-	}
-	if ((n = two_way("--folded-weight", "count", "latency", argc, argv, i, &o->folded_lat,
-			 err, errlen)) != 0) {
-		o->folded |= n > 0;
-		return n;
-	}
-	if ((n = two_way("--format", "text", "json", argc, argv, i, &o->json, err, errlen)) != 0)
-		return n;
-	if (!strncmp(s, "--perfetto", 10) && (s[10] == '=' || !s[10])) {
-		const char *v = s[10] ? s + 11 : (i + 1 < argc ? argv[i + 1] : NULL);
-
-		if (!v || !*v) {
-			snprintf(err, errlen, "--perfetto needs an output file");
-			return -1;
-		}
-		o->perfetto_path = v;
-		return s[10] ? 1 : 2;
-	}
-	return filters_parse_arg(&a->filt, argc, argv, i, err, errlen);
+	if (v[0] == ':')
+		return opt_fail(e, OPT_EUSAGE, "%s: source-path globs are not supported here ('%s')",
+				flag, v);
+	if (glob_set_add(entry ? &f->entries : &f->stack_has, v, err, sizeof(err)))
+		return opt_fail(e, OPT_EUSAGE, "%s: %s", flag, err);
+	return OPT_OK;
 }
 
-void report_args_usage(FILE *f)
+static int set_time(struct filters *f, bool until, const char *v, struct opt_error *e)
 {
-	fprintf(f,
-		"\nReport-time filters (combine with AND):\n"
-		"  -p PID / -P PID          only / not this process (repeatable)\n"
-		"  -n COMM / -N COMM        only / not this thread name (glob, repeatable)\n"
-		"  -x ERR / -X ERR          only sessions with / without this error (ENOMEM, 12, NULL)\n"
-		"  -L MS                    only sessions whose entry function took >= MS ms\n"
-		"  -S, -Sy / -Sn            successful sessions too (as without -S) / failing\n"
-		"                           sessions only: what they mean to the recorder\n"
-		"  --success-only           successful sessions only\n"
-		"  --stack-has GLOB         stack (logical, kernel, inlined with DWARF) has a matching\n"
-		"                           function (all must match)\n"
-		"  --entry GLOB             entry function matches (any of them)\n"
-		"  --since T / --until T    session start within [T1, T2]: HH:MM:SS[.frac],\n"
-		"                           'YYYY-MM-DD HH:MM:SS' (local time) or +N[ns|us|ms|s|m|h]\n"
-		"Outputs:\n"
-		"  --format text|json       text views (default) or NDJSON, one session per line\n"
-		"  --perfetto FILE          Chrome trace-event JSON for ui.perfetto.dev\n"
-		"  --folded                 folded stacks for flamegraph.pl / inferno\n"
-		"  --folded-weight=count|latency   weight by sessions or by self latency (us)\n"
-		"  summary FILE, --summary  failing functions, error codes, latency percentiles\n"
-		"  info FILE                what the recording holds\n");
+	int64_t dummy;
+
+	if (filters_parse_time(v, 1000000000000000000ULL, &dummy))
+		return opt_fail(e, OPT_EUSAGE, "%s: bad time '%s' (HH:MM:SS[.frac], 'YYYY-MM-DD "
+				"HH:MM:SS[.frac]' or +N[ns|us|ms|s|m|h])", until ? "--until" : "--since", v);
+	if (until) {
+		f->until_txt = v;
+		f->has_until = true;
+	} else {
+		f->since_txt = v;
+		f->has_since = true;
+	}
+	return OPT_OK;
+}
+
+static int report_parse(void *ctx, int id, const char *v, struct opt_error *e)
+{
+	struct report_args *a = ctx;
+
+	switch (id) {
+	case RA_TRACE: a->want_trace = true; return OPT_OK;
+	case RA_STACK: a->want_stack = true; return OPT_OK;
+	case RA_LBR: a->want_lbr = true; return OPT_OK;
+	case RA_SUCCESS_ONLY: a->filt.success_only = true; return OPT_OK;
+	case RA_ERRORS_ONLY: a->filt.errors_only = true; return OPT_OK;
+	case RA_STACK_HAS: case RA_ENTRY: return add_func_glob(&a->filt, id == RA_ENTRY, v, e);
+	case RA_SINCE: case RA_UNTIL: return set_time(&a->filt, id == RA_UNTIL, v, e);
+	case RA_FORMAT: return two_way("--format", "text", "json", v, &a->sel.json, e);
+	case RA_PERFETTO:
+		if (!*v)
+			return opt_fail(e, OPT_EUSAGE, "--perfetto needs an output file");
+		a->sel.perfetto_path = v;
+		return OPT_OK;
+	case RA_FOLDED: a->sel.folded = true; return OPT_OK;
+	case RA_FOLDED_WEIGHT:
+		a->sel.folded = true;
+		return two_way("--folded-weight", "count", "latency", v, &a->sel.folded_lat, e);
+	case RA_SUMMARY: a->sel.summary = true; return OPT_OK;
+	}
+	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
+}
+
+#define REP OPT_REPORT
+#define OUT (OPT_REPORT | OPT_LIVE)
+
+const struct opt_spec report_opt_table[] = {
+	{ "Views (default: every view the recording has, in the order trace, LBR, stack)",
+	  "trace", 'T', OPT_NOARG, NULL, RA_TRACE, report_parse, REP, 0,
+	  "function call trace view (only it, unless -E too)" },
+	{ NULL, "call-stack", 'E', OPT_NOARG, NULL, RA_STACK, report_parse, REP, 0,
+	  "call stack view" },
+	{ NULL, "lbr", 'B', OPT_NOARG, NULL, RA_LBR, report_parse, REP, 0, "LBR view" },
+	{ "Report-time filters (with the shared ones below; all combine with AND)",
+	  "success-only", 0, OPT_NOARG, NULL, RA_SUCCESS_ONLY, report_parse, REP, 0,
+	  "successful sessions only" },
+	{ NULL, "errors-only", 0, OPT_NOARG, NULL, RA_ERRORS_ONLY, report_parse, REP, 0,
+	  "failing sessions only (as -Sn)" },
+	{ NULL, "stack-has", 0, OPT_REQUIRED, "GLOB", RA_STACK_HAS, report_parse, OUT, 0,
+	  "only sessions whose stack (logical, kernel, inlined with\nDWARF) has a matching "
+	  "function (repeatable, all must match;\nlive: the -o recording keeps every session)" },
+	{ NULL, "entry", 0, OPT_REQUIRED, "GLOB", RA_ENTRY, report_parse, REP, 0,
+	  "entry function matches (repeatable, any of them)" },
+	{ NULL, "since", 0, OPT_REQUIRED, "T", RA_SINCE, report_parse, REP, 0,
+	  "sessions that started at or after T: HH:MM:SS[.frac],\n'YYYY-MM-DD HH:MM:SS' "
+	  "(local time) or +N[ns|us|ms|s|m|h]" },
+	{ NULL, "until", 0, OPT_REQUIRED, "T", RA_UNTIL, report_parse, REP, 0,
+	  "sessions that started at or before T" },
+	{ "Outputs (the live retsnoop prints the same as retsnoop-report of its recording)",
+	  "format", 0, OPT_REQUIRED, "text|json", RA_FORMAT, report_parse, OUT, 0,
+	  "text views (default) or NDJSON, one session per line" },
+	{ NULL, "perfetto", 0, OPT_REQUIRED, "FILE", RA_PERFETTO, report_parse, OUT, 0,
+	  "also write Chrome trace-event JSON for ui.perfetto.dev" },
+	{ NULL, "folded", 0, OPT_NOARG, NULL, RA_FOLDED, report_parse, OUT, 0,
+	  "folded stacks for flamegraph.pl / inferno" },
+	{ NULL, "folded-weight", 0, OPT_REQUIRED, "count|latency", RA_FOLDED_WEIGHT, report_parse,
+	  OUT, 0, "weigh them by sessions or by self latency (us)" },
+	{ NULL, "summary", 0, OPT_NOARG, NULL, RA_SUMMARY, report_parse, OUT, 0,
+	  "failing functions, error codes, latency percentiles" },
+};
+
+const size_t report_opt_count = sizeof(report_opt_table) / sizeof(report_opt_table[0]);
+
+int report_args_finish(struct report_args *a, const struct shared_opts *s, bool filters,
+		       struct opt_error *e)
+{
+	struct filters *f = &a->filt;
+	const struct filter_opts *o = &s->f;
+	int r = filter_opts_check(o, e);
+
+	if (r || !filters)
+		return r;
+	memcpy(f->pids, o->pids, sizeof(f->pids));
+	f->npids = o->npids;
+	memcpy(f->nopids, o->nopids, sizeof(f->nopids));
+	f->nnopids = o->nnopids;
+	memcpy(f->comms, o->comms, sizeof(f->comms));
+	f->ncomms = o->ncomms;
+	memcpy(f->nocomms, o->nocomms, sizeof(f->nocomms));
+	f->nnocomms = o->nnocomms;
+	f->errs = o->errs;
+	f->has_x = o->has_x;
+	f->has_X = o->has_X;
+	f->min_lat_ns = o->min_lat_ns;
+	f->success_too = o->success_yes;
+	f->errors_only |= o->success_no;
+	f->outcome = f->success_only ? FILT_SUCCESS_ONLY : f->errors_only ? FILT_ERROR_ONLY : FILT_ANY;
+	return OPT_OK;
 }

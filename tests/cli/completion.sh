@@ -50,6 +50,8 @@ for cmd in retsnoop retsnoop-record retsnoop-report; do
 done
 expect "retsnoop-report addr2line -<TAB>" "$(build/retsnoop-report addr2line --help | help_flags)" \
 	"$(comp retsnoop-report addr2line -)"
+expect "retsnoop-report info -<TAB>" "$(build/retsnoop-report info --help | help_flags)" \
+	"$(comp retsnoop-report info -)"
 expect "retsnoop --con<TAB>" "$(printf '%s\n' --config --config-help)" "$(comp retsnoop --con)"
 
 # -c presets: the names in record/presets.c
@@ -86,6 +88,12 @@ expect "retsnoop-report i<TAB>" "info" "$(comp retsnoop-report i)"
 expect "retsnoop-report info r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report info r)"
 expect "retsnoop-report -T r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report -T r)"
 expect "retsnoop-report addr2line -e vm<TAB>" "vmlinux-x" "$(comp retsnoop-report addr2line -e vm)"
+# global options before the subcommand
+expect "retsnoop-report -v <TAB>" "$(printf '%s\n' addr2line diff info rec1.rsr rec2.rsr summary vmlinux-x)" \
+	"$(comp retsnoop-report -v '')"
+expect "retsnoop-report -v info r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report -v info r)"
+expect "retsnoop-report -k vmlinux-x addr2line -e vm<TAB>" "vmlinux-x" \
+	"$(comp retsnoop-report -k vmlinux-x addr2line -e vm)"
 expect "retsnoop-report diff rec1.rsr r<TAB>" "$(printf '%s\n' rec1.rsr rec2.rsr)" "$(comp retsnoop-report diff rec1.rsr r)"
 expect "retsnoop-report diff --format <TAB>" "$(printf '%s\n' json text)" "$(comp retsnoop-report diff --format '')"
 cd "$ROOT" || exit 1

@@ -76,8 +76,8 @@ for T in "$REC" "$LIVE"; do
 	usage_err "$p bad PID 0"           "bad PID '0'" "$T" -e x -p 0 "${o[@]}"
 	usage_err "$p bad PID -5"          "bad PID '-5'" "$T" -e x -p -5 "${o[@]}"
 	usage_err "$p bad PID -P 1x"       "bad PID '1x'" "$T" -e x -P 1x "${o[@]}"
-	usage_err "$p -S with -x"          "-S (success stacks) cannot be combined with -x" "$T" -e x -S -x EINVAL "${o[@]}"
-	usage_err "$p -Sy with -x"         "-S (success stacks) cannot be combined with -x" "$T" -e x -x ENOMEM -Sy "${o[@]}"
+	usage_err "$p -S with -x"          "-S (successful sessions too) cannot be combined with -x" "$T" -e x -S -x EINVAL "${o[@]}"
+	usage_err "$p -Sy with -x"         "-S (successful sessions too) cannot be combined with -x" "$T" -e x -x ENOMEM -Sy "${o[@]}"
 	usage_err "$p -Sy with -Sn"        "-Sy and -Sn contradict each other" "$T" -e x -Sy -Sn "${o[@]}"
 	usage_err "$p bad -S value"        "bad -S value 'maybe'" "$T" -e x -Smaybe "${o[@]}"
 	usage_err "$p no entry glob"       "no entry function: give at least one -e GLOB" "$T" -a x "${o[@]}"
@@ -167,7 +167,7 @@ usage_err "retsnoop-report no file"         "no recording file given" "$REP"
 NO_HINT=1 usage_err "retsnoop-report missing file"    "nope.rsr: cannot open: No such file or directory" "$REP" nope.rsr
 usage_err "retsnoop-report -k with two recordings" "-k names one vmlinux" "$REP" -k vmlinux a.rsr b.rsr
 usage_err "retsnoop-report unknown -C key"  "unknown config key 'stacks.nope' (see --config-help)" "$REP" -C stacks.nope=1 f.rsr
-usage_err "retsnoop-report unknown errno"   "unknown error code 'EFOO'" "$REP" -x EFOO f.rsr
+usage_err "retsnoop-report unknown errno"   "unknown error 'EFOO' for -x/-X" "$REP" -x EFOO f.rsr
 usage_err "retsnoop-report bad PID abc"     "'abc'" "$REP" -p abc f.rsr
 usage_err "retsnoop-report bad PID 0"       "'0'" "$REP" -p 0 f.rsr
 usage_err "retsnoop-report bad PID -5"      "'-5'" "$REP" -p -5 f.rsr
@@ -256,6 +256,39 @@ PROG_NAME="retsnoop-report diff" usage_err "retsnoop-report diff: bad --format" 
 PROG_NAME="retsnoop-report diff" usage_err "retsnoop-report diff: unknown flag" "unknown option '--bogus'" "$REP" diff --bogus a.rsr b.rsr
 good "retsnoop-report diff --usage" "OLD NEW" "$REP" diff --usage
 good "retsnoop-report diff --help" "--format FMT" "$REP" diff --help
+
+# the report takes the recorder's long forms, ranges and @FILE
+good "retsnoop-report -v info FILE" "Integrity:" "$REP" -v info "$GUARD_REC"
+for args in "-v summary" "summary -v"; do   # -v: recording details on stderr
+	run "$REP" $args "$GUARD_REC"
+	[ "$RC" = 0 ] && grep -q '^SESSIONS:' <<<"$OUT" && grep -q '^Recording by' <<<"$ERR" && ok ||
+		bad "retsnoop-report $args FILE: exit $RC: $ERR"
+done
+run "$REP" summary "$GUARD_REC" -v
+[ "$RC" = 0 ] && grep -q '^SESSIONS:' <<<"$OUT" && grep -q '^Recording by' <<<"$ERR" && ok ||
+	bad "retsnoop-report summary FILE -v: exit $RC: $ERR"
+good "retsnoop-report --usage" "[--stack-has GLOB]" "$REP" --usage
+good "retsnoop-report -V" "retsnoop-report 0." "$REP" -V
+run "$REP" --pid=1 --no-pid 2 --comm 'x*' --no-comm=y --allow-errors ENOMEM --deny-errors=EPERM \
+	--longer 0.5 --symbolize=none --verbose --config stacks.dec-offs=1 "$GUARD_REC"
+[ "$RC" = 0 ] && ok || bad "retsnoop-report refuses the recorder's long forms (exit $RC): $ERR"
+run "$REP" -n "@$W/comms" -p 3 "$GUARD_REC"
+[ "$RC" = 0 ] && ok || bad "retsnoop-report -n @FILE (exit $RC): $ERR"
+run "$REP" "${pids[@]}" "$GUARD_REC"
+[ "$RC" = 0 ] && ok || bad "retsnoop-report 256 -p values (exit $RC): $ERR"
+usage_err "retsnoop-report 257 -p values" "too many -p values (max 256) at '257'" "$REP" "${pids[@]}" -p 257 "$GUARD_REC"
+usage_err "retsnoop-report -L negative" "bad -L duration '-1'" "$REP" -L -1 "$GUARD_REC"
+NO_HINT=1 usage_err "retsnoop-report -n @FILE: no such file" "-n @$W/nope: cannot open" "$REP" -n "@$W/nope" "$GUARD_REC"
+usage_err "retsnoop-report -S with -x (as when recording)" "-S (successful sessions too) cannot be combined with -x" "$REP" -S -x EINVAL "$GUARD_REC"
+# the same error words in every command for a shared flag
+for T in "$REC" "$LIVE" "$REP"; do
+	run "$T" -p abc
+	[[ $(head -1 <<<"$ERR") == *"bad PID 'abc': expected a process id (a positive integer)" ]] && ok ||
+		bad "${T##*/} -p abc: not the shared message: $ERR"
+done
+# no "retsnoop-report:" inside the live tool's messages
+run "$LIVE" -e x --format xml
+[[ $ERR != *retsnoop-report:* ]] && [[ $ERR == retsnoop:* ]] && ok || bad "live: a message under another name: $ERR"
 
 # ---- help, config help, version: exit 0, on stdout, nothing on stderr
 for T in "$REC" "$LIVE" "$REP"; do

@@ -1,9 +1,10 @@
 /* test_analysis.c - unit tests of the report-time filters' time parsing,
- * argument parsing and impossible-combination checks, the summary's
+ * flags (through the option layer) and impossible-combination checks, the summary's
  * latency histogram buckets and JSON string escaping. */
 #include <stdlib.h>
 #include <time.h>
 #include "report/filters.h"
+#include "report/report_args.h"
 #include "common/json_writer.h"
 #include "report/summary_view.h"
 #include "testlib.h"
@@ -37,11 +38,37 @@ static void test_times(void)
 	CHECK(filters_parse_time("", START, &t) < 0);
 }
 
-static int parse(struct filters *f, const char *a, const char *b, char *err, size_t len)
-{
-	char *argv[3] = { (char *)a, (char *)b, NULL };
+/* the report's command line, built up one flag at a time as the option
+ * layer parses it (report/report_args.c and the shared table) */
+static struct report_args RA;
+static struct shared_opts SO;
 
-	return filters_parse_arg(f, b ? 2 : 1, argv, 0, err, len);
+static void args_init(void)
+{
+	report_args_init(&RA);
+	shared_opts_init(&SO, OPT_REPORT, NULL, NULL);
+}
+
+static void args_free(void)
+{
+	report_args_free(&RA);
+}
+
+/* 0, or -1 with the message in err; then the filters are RA.filt */
+static int parse(const char *a, const char *b, char *err, size_t len)
+{
+	char *argv[4] = { "retsnoop-report", (char *)a, (char *)b, NULL };
+	struct opt_group g[2] = { { report_opt_table, report_opt_count, &RA },
+				  { shared_opt_table, shared_opt_count, &SO } };
+	struct opt_cmdline c = { .prog = "t", .cmd = OPT_REPORT, .groups = g, .ngroups = 2,
+				 .dashdash = OPT_DD_WORDS };
+	struct opt_error e;
+	int r = opt_parse(&c, b ? 3 : 2, argv, &e);
+
+	if (!r)
+		r = report_args_finish(&RA, &SO, true, &e);
+	snprintf(err, len, "%s", e.msg);
+	return r < 0 ? -1 : 0;
 }
 
 static void test_args(void)
@@ -50,102 +77,99 @@ static void test_args(void)
 	struct rsf_func fn[2] = { { 0x1000, RS_FUNC_IS_ENTRY, "__x64_sys_bpf", NULL },
 				  { 0x2000, 0, "map_create", NULL } };
 	struct rp_env env = { .meta = &m, .funcs = fn, .nfuncs = 2 };
-	struct filters f;
 	char err[256];
 
-	filters_init(&f);
-	CHECK_INT(parse(&f, "-p", "12", err, sizeof(err)), 2);
-	CHECK_INT(parse(&f, "--entry=__x64_*", NULL, err, sizeof(err)), 1);
-	CHECK_INT(parse(&f, "--stack-has", "kfree", err, sizeof(err)), 2);
-	CHECK_INT(parse(&f, "-s", NULL, err, sizeof(err)), 0);
-	CHECK_INT(parse(&f, "-p", "x", err, sizeof(err)), -1);
-	CHECK_INT(parse(&f, "-X", "any", err, sizeof(err)), -1);
-	CHECK_INT(parse(&f, "-L", "-3", err, sizeof(err)), -1);
-	CHECK_INT(parse(&f, "--stack-has", NULL, err, sizeof(err)), -1);
-	CHECK(filters_active(&f));
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
-	CHECK_INT(parse(&f, "-P", "12", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	args_init();
+	CHECK_INT(parse("-p", "12", err, sizeof(err)), 0);
+	CHECK_INT(parse("--entry=__x64_*", NULL, err, sizeof(err)), 0);
+	CHECK_INT(parse("--stack-has", "kfree", err, sizeof(err)), 0);
+	CHECK_INT(parse("-s", NULL, err, sizeof(err)), 0);
+	CHECK_INT(parse("-p", "x", err, sizeof(err)), -1);
+	CHECK_INT(parse("-X", "any", err, sizeof(err)), -1);
+	CHECK_INT(parse("-L", "-3", err, sizeof(err)), -1);
+	CHECK_INT(parse("--stack-has", NULL, err, sizeof(err)), -1);
+	CHECK(filters_active(&RA.filt));
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);
+	CHECK_INT(parse("-P", "12", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);
 	CHECK(strstr(err, "-p") != NULL);
-	filters_free(&f);
+	args_free();
 
-	filters_init(&f);
-	CHECK(!filters_active(&f));
-	CHECK_INT(parse(&f, "-x", "ENOMEM", err, sizeof(err)), 2);
-	CHECK_INT(parse(&f, "-x", "NULL", err, sizeof(err)), 2);
-	CHECK_INT(parse(&f, "-X", "ENOMEM", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);   /* NULL still allowed */
-	CHECK_INT(parse(&f, "-X", "NULL", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
-	filters_free(&f);
+	args_init();
+	CHECK(!filters_active(&RA.filt));
+	CHECK_INT(parse("-x", "ENOMEM", err, sizeof(err)), 0);
+	CHECK_INT(parse("-x", "NULL", err, sizeof(err)), 0);
+	CHECK_INT(parse("-X", "ENOMEM", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);   /* NULL still allowed */
+	CHECK_INT(parse("-X", "NULL", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);
+	args_free();
 
-	filters_init(&f);
-	CHECK_INT(parse(&f, "--since", "+10s", err, sizeof(err)), 2);
-	CHECK_INT(parse(&f, "--until", "+10s", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);   /* an instant is fine */
-	CHECK_INT(parse(&f, "--until", "+9s", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
-	filters_free(&f);
+	args_init();
+	CHECK_INT(parse("--since", "+10s", err, sizeof(err)), 0);
+	CHECK_INT(parse("--until", "+10s", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);   /* an instant is fine */
+	CHECK_INT(parse("--until", "+9s", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);
+	args_free();
 
 	/* -S means what it means to the recorder: successful sessions too,
 	 * i.e. no outcome filter; on a recording without them, only a note */
-	filters_init(&f);
-	CHECK_INT(parse(&f, "-S", NULL, err, sizeof(err)), 1);
-	CHECK(!filters_active(&f));
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
-	CHECK_INT(f.note[0], 0);
+	args_init();
+	CHECK_INT(parse("-S", NULL, err, sizeof(err)), 0);
+	CHECK(!filters_active(&RA.filt));
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);
+	CHECK_INT(RA.filt.note[0], 0);
 	m.mode = 0;                          /* recorded without -S */
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
-	CHECK(strstr(f.note, "recorded without -S") != NULL);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);
+	CHECK(strstr(RA.filt.note, "recorded without -S") != NULL);
 	m.mode = RSF_MODE_SUCCESS;
-	CHECK_INT(parse(&f, "-Sn", NULL, err, sizeof(err)), 1);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);   /* -S -Sn */
+	CHECK_INT(parse("-Sn", NULL, err, sizeof(err)), -1);   /* -S -Sn, as when recording */
 	CHECK(strstr(err, "contradict") != NULL);
-	filters_free(&f);
-	filters_init(&f);
-	CHECK_INT(parse(&f, "-Sy", NULL, err, sizeof(err)), 1);
-	CHECK_INT(parse(&f, "-x", "ENOENT", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);   /* as at record time */
+	args_free();
+	args_init();
+	CHECK_INT(parse("-Sy", NULL, err, sizeof(err)), 0);
+	CHECK_INT(parse("-x", "ENOENT", err, sizeof(err)), -1);   /* as at record time */
 	CHECK(strstr(err, "-x") != NULL);
-	filters_free(&f);
-	filters_init(&f);
-	CHECK_INT(parse(&f, "-Smaybe", NULL, err, sizeof(err)), -1);
+	args_free();
+	args_init();
+	CHECK_INT(parse("-Smaybe", NULL, err, sizeof(err)), -1);
 	CHECK(strstr(err, "maybe") != NULL);
-	CHECK_INT(parse(&f, "--success-stacks=n", NULL, err, sizeof(err)), 1);
-	CHECK_INT(f.outcome, FILT_ERROR_ONLY);
-	CHECK(filters_active(&f));
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
-	filters_free(&f);
+	CHECK_INT(parse("--success-stacks=n", NULL, err, sizeof(err)), 0);
+	CHECK_INT(RA.filt.outcome, FILT_ERROR_ONLY);
+	CHECK(filters_active(&RA.filt));
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);
+	args_free();
 	/* --success-only: successful sessions only, impossible combinations */
-	filters_init(&f);
-	CHECK_INT(parse(&f, "--success-only", NULL, err, sizeof(err)), 1);
-	CHECK_INT(f.outcome, FILT_SUCCESS_ONLY);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
+	args_init();
+	CHECK_INT(parse("--success-only", NULL, err, sizeof(err)), 0);
+	CHECK_INT(RA.filt.outcome, FILT_SUCCESS_ONLY);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);
 	m.mode = 0;
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);
 	CHECK(strstr(err, "without -S") != NULL);
 	m.mode = RSF_MODE_SUCCESS;
-	CHECK_INT(parse(&f, "-x", "ENOENT", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	CHECK_INT(parse("-x", "ENOENT", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);
 	CHECK(strstr(err, "--success-only") != NULL);
-	filters_free(&f);
-	filters_init(&f);
-	CHECK_INT(parse(&f, "--success-only", NULL, err, sizeof(err)), 1);
-	CHECK_INT(parse(&f, "-Sn", NULL, err, sizeof(err)), 1);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
+	args_free();
+	args_init();
+	CHECK_INT(parse("--success-only", NULL, err, sizeof(err)), 0);
+	CHECK_INT(parse("-Sn", NULL, err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);
 	CHECK(strstr(err, "exclude each other") != NULL);
-	filters_free(&f);
-	filters_init(&f);
-	CHECK_INT(parse(&f, "--entry", "map_*", err, sizeof(err)), 2);   /* not an entry function */
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);
-	CHECK_INT(parse(&f, "--entry", "*sys_bpf", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), 0);
-	filters_free(&f);
-	filters_init(&f);
-	CHECK_INT(parse(&f, "--until", "2023-11-14 22:13:20", err, sizeof(err)), 2);
-	CHECK_INT(filters_prepare(&f, &env, err, sizeof(err)), -1);   /* 1 s before START */
+	args_free();
+	args_init();
+	CHECK_INT(parse("--entry", "map_*", err, sizeof(err)), 0);   /* not an entry function */
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);
+	CHECK_INT(parse("--entry", "*sys_bpf", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), 0);
+	args_free();
+	args_init();
+	CHECK_INT(parse("--until", "2023-11-14 22:13:20", err, sizeof(err)), 0);
+	CHECK_INT(filters_prepare(&RA.filt, &env, err, sizeof(err)), -1);   /* 1 s before START */
 	CHECK(strstr(err, "before the recording started") != NULL);
-	filters_free(&f);
+	args_free();
 }
 
 static void test_hist(void)
