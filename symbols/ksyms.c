@@ -261,7 +261,16 @@ struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen)
 
 struct ksyms *ksyms_load_module(const char *path, const char *module, char *err, size_t errlen)
 {
-	return load_file(path, module, err, errlen);
+	struct ksyms *all = load_file(path, module, err, errlen), *ks;
+
+	if (!all)
+		return NULL;
+	/* a copy of the few symbols kept: the whole file stays in all's pool */
+	ks = ksyms_from_array(all->syms, all->n);
+	ksyms_free(all);
+	if (!ks)
+		snprintf(err, errlen, "out of memory");
+	return ks;
 }
 
 struct ksyms *ksyms_from_array(const struct ksym *v, size_t n)
