@@ -16,7 +16,7 @@ WARN     := -Wall -Wextra
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -I. -I$(O) -D_GNU_SOURCE
 DEPFLAGS := -MMD -MP
-LDLIBS   := -lbpf -ldw -lelf -lz -lzstd -ldebuginfod -lpthread -lm
+LDLIBS   := -lbpf -ldw -lelf -lz -lzstd -lpthread -lm -ldl
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')

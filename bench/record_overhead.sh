@@ -21,12 +21,17 @@
 # detach of about 1k and 10k functions (the same globs given to both).
 #
 # Usage: bench/record_overhead.sh   (env: N=20000 syscalls per run, RUNS=3,
-#        SIZES="1000 10000", KEEP=1 keeps the work dir)
+#        SIZES="1000 10000" ("" skips attach/detach), KEEP=1 keeps the work dir,
+#        BASE=path/to/an/older/retsnoop-record: also measured in the same boot
+#        and interleaved, as rs0-*, for an A/B comparison of a change,
+#        ICOUNT=shift=0,sleep=off: qemu -icount, guest time counts
+#        instructions (no host-load noise; waits such as RCU grace periods
+#        are warped, so start-up and detach then count work, not waiting))
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-20000}
 RUNS=${RUNS:-3}
-SIZES=${SIZES:-1000 10000}
+SIZES=${SIZES-1000 10000}
 KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
 [ -f "$KERNELS/6.12.env" ] || { echo "record_overhead: no $KERNELS/6.12.env (scripts/setup.sh)" >&2; exit 1; }
 # shellcheck disable=SC1091
@@ -39,6 +44,8 @@ if [ -n "${KEEP:-}" ]; then echo "record_overhead: keeping $WORK" >&2; else trap
 mkdir -p "$WORK/g" "$WORK/out"
 gcc -std=gnu11 -Wall -Wextra -O2 -static -o "$WORK/g/bench_tool" bench/bench_tool.c
 cp build/retsnoop-record "$WORK/g/"
+RSV="rs"
+if [ -n "${BASE:-}" ]; then cp "$BASE" "$WORK/g/retsnoop-record.base"; RSV="rs rs0"; fi
 HAS_A=0
 if build/retsnoop-record --help 2>&1 | grep -q -- '--capture-args'; then HAS_A=1; fi
 
@@ -46,7 +53,7 @@ cat >"$WORK/g/guest.sh" <<EOF
 #!/bin/sh
 # runs inside the VM; results go to /out/res as "KEY VALUE..." lines
 cd "\$(dirname "\$0")"
-N=$N RUNS=$RUNS HAS_A=$HAS_A
+N=$N RUNS=$RUNS HAS_A=$HAS_A RSV="$RSV"
 AFF=/sys/kernel/tracing/available_filter_functions
 res() { echo "\$*" >>/out/res; }
 # the traced set: the entry and the VFS functions of an openat that exist here
@@ -77,7 +84,10 @@ for path in fail ok; do
 		res ns \$path bt-kprobe-work \$(bt "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" "\$W" | ns)
 		for m in M K F MT MA; do
 			case \$m in M) fl=-M;; K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) [ \$HAS_A = 1 ] || continue; fl="-M -A";; esac
-			res ns \$path rs-\$m \$(./retsnoop-record \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
+			for v in \$RSV; do
+				bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
+				res ns \$path \$v-\$m \$(\$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
+			done
 		done
 		i=\$((i + 1))
 	done
@@ -86,6 +96,7 @@ done
 i=0
 while [ \$i -lt \$RUNS ]; do
 	res startup rs \$(./bench_tool run ./retsnoop-record -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true 2>/dev/null)
+	[ "\$RSV" = rs ] || res startup rs0 \$(./bench_tool run ./retsnoop-record.base -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true 2>/dev/null)
 	res startup bt \$(./bench_tool run bpftrace -e 'kprobe:__x64_sys_openat { }' -c /bin/true 2>/dev/null)
 	i=\$((i + 1))
 done
@@ -111,7 +122,7 @@ done
 EOF
 chmod +x "$WORK/g/guest.sh"
 echo "record_overhead: one VM boot, N=$N syscalls per run, $RUNS runs each; this takes several minutes" >&2
-tests/vm/vmrun -q --timeout 3600 --kernel "$KIMG" --modules "$KMODS" --add "$WORK/g" \
+tests/vm/vmrun -q --timeout 3600 ${ICOUNT:+--icount "$ICOUNT"} --kernel "$KIMG" --modules "$KMODS" --add "$WORK/g" \
 	--add "$BPFTRACE:/usr/bin/bpftrace" --out "$WORK/out" -- "$WORK/g/guest.sh" || {
 	echo "record_overhead: the VM run failed" >&2; exit 1; }
 R=$WORK/out/res
@@ -130,10 +141,11 @@ for path in fail ok; do
 	echo "$path: $calls traced calls in $N syscalls = $per per syscall (counted by bpftrace)"
 	base=$(nsmed $path base)
 	fk=$(nsmed $path bt-kprobe-empty); ff=$(nsmed $path bt-fentry-empty)
-	for cfg in base bt-kprobe-empty bt-fentry-empty bt-kprobe-work rs-M rs-K rs-F rs-MT rs-MA; do
+	for cfg in base bt-kprobe-empty bt-fentry-empty bt-kprobe-work rs-M rs0-M rs-K rs0-K rs-F rs0-F \
+		rs-MT rs0-MT rs-MA rs0-MA; do
 		v=$(nsmed $path $cfg)
 		[ -n "$v" ] || continue
-		case $cfg in rs-F|bt-fentry-empty) floor=$ff ;; *) floor=$fk ;; esac
+		case $cfg in rs-F|rs0-F|bt-fentry-empty) floor=$ff ;; *) floor=$fk ;; esac
 		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" 'BEGIN {
 			if (c == "base") { printf "%-8s %-26s %12.1f %14s %8s\n", p, c, v, "-", "-"; exit }
 			o = (per > 0) ? (v - b) / per : 0; fo = (per > 0) ? (fl - b) / per : 0
@@ -146,6 +158,7 @@ med_field() {  # KIND WHO FIELD: median of FIELD's value on "KIND WHO ... FIELD 
 rs_up=$(med_field startup rs wall_ms); bt_up=$(med_field startup bt wall_ms)
 echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrace ${bt_up} ms" \
 	"($(awk -v a="$rs_up" -v b="$bt_up" 'BEGIN { if (a > 0) printf "bpftrace/ours %.2fx", b / a }'))"
+[ -z "${BASE:-}" ] || echo "start-up of BASE (rs0): $(med_field startup rs0 wall_ms) ms"
 echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
 for size in $SIZES; do
 	rs=$(awk -v s="$size" '$1 == "att" && $2 == "rs" && $3 == s' "$R")

@@ -45,6 +45,10 @@ enum {
 	BPF_RB_FORCE_WAKEUP = 2,
 };
 
+enum {
+	BPF_RB_AVAIL_DATA = 0,     /* bpf_ringbuf_query(): bytes not yet consumed */
+};
+
 #if defined(__TARGET_ARCH_x86)
 struct pt_regs {
 	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;

@@ -25,6 +25,7 @@ const volatile bool fentry_mode = false;
 const volatile __u64 duration_ns = 0;         /* -L */
 const volatile __u32 nr_funcs = 1;
 const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-depth */
+const volatile __u64 wake_bytes = 1;          /* wake the reader early past this much data */
 
 bool ready = false;
 struct rs_bpf_stats stats = {};
@@ -80,17 +81,10 @@ struct {
 } rb SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);           /* resized to the number of traced functions */
-	__type(key, u32);
-	__type(value, u32);               /* enum rs_func_flags */
-} func_flags SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);           /* fentry mode: function address -> id */
+	__uint(max_entries, 1);           /* fentry mode: function address -> RS_FUNC_COOKIE */
 	__type(key, u64);
-	__type(value, u32);
+	__type(value, u64);
 } ip_to_id SEC(".maps");
 
 struct {
@@ -132,7 +126,11 @@ static __always_inline void stat_inc(u64 *v)
 }
 
 /* per-CPU guard: a traced function called from inside our own handler
- * (map helpers, ring buffer) must not recurse into the session logic */
+ * (map helpers, ring buffer) must not recurse into the session logic.
+ * Only fentry needs it: each fentry clone is its own program, and the
+ * kernel's per-program recursion check does not stop another clone, while
+ * kprobe and kprobe.multi programs never nest (the kernel's bpf_prog_active
+ * counter skips a kprobe program run inside another) */
 static __always_inline bool guard_enter(void)
 {
 	u32 zero = 0;
@@ -183,13 +181,29 @@ static __always_inline bool task_allowed(void)
 	return true;
 }
 
-static __always_inline u64 current_sess_id(void)
+static __always_inline u64 sess_id_of(u64 pid_tgid)
 {
-	u32 tid = (u32)bpf_get_current_pid_tgid();
+	u32 tid = (u32)pid_tgid;
 
 	if (tid)
 		return tid;
 	return (1ULL << 32) | bpf_get_smp_processor_id();
+}
+
+static __always_inline u64 current_sess_id(void)
+{
+	return sess_id_of(bpf_get_current_pid_tgid());
+}
+
+/* SESSION_END wakes the reader only once wake_bytes are waiting: the reader
+ * also drains the buffer on its poll timeout (record/capture.c), so a
+ * session is read within that timeout and a flood costs one wakeup per
+ * wake_bytes instead of one per session */
+static __always_inline u64 wakeup_flag(void)
+{
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline bool is_failure(u32 flags, s64 res)
@@ -273,11 +287,10 @@ static __always_inline void capture_lbrs(struct session *s)
 }
 
 /* emits the session's stack as one RS_REC_SESSION_END record */
-static __always_inline void submit_session(void *ctx, struct session *s, u32 flags)
+static __always_inline void submit_session(void *ctx, struct session *s, u32 flags, u64 now)
 {
 	struct rs_rec_session_end *r;
 	bool stitched = false;
-	u64 now = bpf_ktime_get_ns();
 	u32 n, i;
 
 	if (!(flags & RS_SESS_IGNORED)) {
@@ -369,8 +382,7 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		n = RS_MAX_FSTACK_DEPTH;
 	r->nframes = n;
 	r->flags = flags;
-	/* forced: earlier records of this session were submitted without a wakeup */
-	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	bpf_ringbuf_submit(r, wakeup_flag());
 	if (!(flags & RS_SESS_IGNORED))
 		stat_inc(&stats.sessions_emitted);
 }
@@ -405,24 +417,21 @@ static __always_inline void save_error_chain(struct session *s)
 	s->saved_last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
 }
 
-static __always_inline void handle_entry(void *ctx, u32 id)
+/* cookie: RS_FUNC_COOKIE(id, flags) of the traced function */
+static __always_inline void handle_entry(void *ctx, u64 cookie)
 {
 	struct session *s;
-	u64 sess_id, now;
-	u32 *flagsp, flags, d;
+	u64 sess_id, pid_tgid, now;
+	u32 id = (u32)cookie, flags = cookie >> 32, d;
+	bool fresh = false;
 
 	if (id >= nr_funcs)
 		return;
-	flagsp = bpf_map_lookup_elem(&func_flags, &id);
-	if (!flagsp)
-		return;
-	flags = *flagsp;
-
-	sess_id = current_sess_id();
+	pid_tgid = bpf_get_current_pid_tgid();
+	sess_id = sess_id_of(pid_tgid);
 	s = bpf_map_lookup_elem(&sessions, &sess_id);
 	if (!s) {
 		struct task_struct *t;
-		u64 pid_tgid;
 
 		if (!(flags & RS_FUNC_IS_ENTRY))
 			return;
@@ -435,14 +444,17 @@ static __always_inline void handle_entry(void *ctx, u32 id)
 		s = bpf_map_lookup_elem(&sessions, &sess_id);
 		if (!s)
 			return;
-		pid_tgid = bpf_get_current_pid_tgid();
 		s->sess_id = sess_id;
 		s->tid = (u32)pid_tgid;
 		s->pid = pid_tgid >> 32;
-		s->start_ts = bpf_ktime_get_ns();
 		bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
 		t = (struct task_struct *)bpf_get_current_task();
 		BPF_CORE_READ_STR_INTO(&s->proc_comm, t, group_leader, comm);
+		fresh = true;
+	}
+	now = bpf_ktime_get_ns();   /* one clock read per call: the session's start too */
+	if (fresh) {
+		s->start_ts = now;
 		if (emit_trace)
 			emit_session_start(s);
 	}
@@ -460,12 +472,11 @@ static __always_inline void handle_entry(void *ctx, u32 id)
 	if (d != s->max_depth) {
 		/* deeper data is about to be overwritten: -I keeps a snapshot */
 		if (emit_interim && (emit_success || s->is_err))
-			submit_session(ctx, s, RS_SESS_INTERIM);
+			submit_session(ctx, s, RS_SESS_INTERIM, now);
 		if (s->is_err)
 			save_error_chain(s);
 	}
 
-	now = bpf_ktime_get_ns();
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return;
 	s->frames[FIDX(d)].func_id = id;
@@ -479,11 +490,11 @@ static __always_inline void handle_entry(void *ctx, u32 id)
 		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[FIDX(d)].seq_id, id, d + 1, 0, 0, now);
 }
 
-static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
+static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 {
 	struct session *s;
 	u64 sess_id, now, lat;
-	u32 *flagsp, flags, d, seq_id;
+	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
 	bool failed;
 
 	if (use_lbr) {
@@ -507,10 +518,6 @@ static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
 	}
 	if (!s->depth)
 		return;
-	flagsp = bpf_map_lookup_elem(&func_flags, &id);
-	if (!flagsp)
-		return;
-	flags = *flagsp;
 
 	d = s->depth - 1;
 	if (d >= RS_MAX_FSTACK_DEPTH)
@@ -570,59 +577,61 @@ static __always_inline void handle_exit(void *ctx, u32 id, s64 res)
 	}
 	s->depth = d;
 	if (d == 0) {
-		submit_session(ctx, s, 0);
+		submit_session(ctx, s, 0, now);
 		bpf_map_delete_elem(&sessions, &sess_id);
 	}
 }
 
 /* ------------------------------------------------------------ front ends */
 
+/* kprobe modes: no guard (see guard_enter); the cookie is the function's */
 SEC("kprobe.multi")
 int rs_kentry_multi(struct pt_regs *ctx)
 {
-	if (!ready || !guard_enter())
-		return 0;
-	handle_entry(ctx, (u32)bpf_get_attach_cookie(ctx));
-	guard_exit();
+	if (ready)
+		handle_entry(ctx, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
 SEC("kretprobe.multi")
 int rs_kexit_multi(struct pt_regs *ctx)
 {
-	if (!ready || !guard_enter())
-		return 0;
-	handle_exit(ctx, (u32)bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
-	guard_exit();
+	if (ready)
+		handle_exit(ctx, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
 	return 0;
 }
 
 SEC("kprobe")
 int rs_kentry(struct pt_regs *ctx)
 {
-	if (!ready || !guard_enter())
-		return 0;
-	handle_entry(ctx, (u32)bpf_get_attach_cookie(ctx));
-	guard_exit();
+	if (ready)
+		handle_entry(ctx, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
 SEC("kretprobe")
 int rs_kexit(struct pt_regs *ctx)
 {
-	if (!ready || !guard_enter())
-		return 0;
-	handle_exit(ctx, (u32)bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
-	guard_exit();
+	if (ready)
+		handle_exit(ctx, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
 	return 0;
 }
 
-static __always_inline u32 fentry_func_id(void *ctx)
+/* the function's cookie, or one with an id no function has: a clone has
+ * it as an immediate (RS_CLONE_COOKIE_MAGIC replaced; the verifier then
+ * drops the lookup), the template looks it up by address */
+static __always_inline u64 fentry_func_cookie(void *ctx)
 {
-	u64 ip = bpf_get_func_ip(ctx);
-	u32 *id = bpf_map_lookup_elem(&ip_to_id, &ip);
+	u64 ip, *c, k;
 
-	return id ? *id : (u32)-1;
+	asm volatile("%0 = %1 ll" : "=r"(k) : "i"(RS_CLONE_COOKIE_MAGIC));
+	/* the high half only: a 32-bit compare, so the magic appears once in the
+	 * code (a cookie's high half is its flags, never this) */
+	if ((k >> 32) != (RS_CLONE_COOKIE_MAGIC >> 32))
+		return k;
+	ip = bpf_get_func_ip(ctx);
+	c = bpf_map_lookup_elem(&ip_to_id, &ip);
+	return c ? *c : (u32)-1;
 }
 
 SEC("fentry")
@@ -630,7 +639,7 @@ int rs_fentry(u64 *ctx)
 {
 	if (!ready || !guard_enter())
 		return 0;
-	handle_entry(ctx, fentry_func_id(ctx));
+	handle_entry(ctx, fentry_func_cookie(ctx));
 	guard_exit();
 	return 0;
 }
@@ -643,7 +652,7 @@ int rs_fexit(u64 *ctx)
 	if (!ready || !guard_enter())
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	handle_exit(ctx, fentry_func_id(ctx), (s64)ret);
+	handle_exit(ctx, fentry_func_cookie(ctx), (s64)ret);
 	guard_exit();
 	return 0;
 }

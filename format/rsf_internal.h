@@ -189,8 +189,12 @@ const char *rsf_ring_scan(int fd, uint64_t base, uint64_t end,
 
 /* Records of sessions whose start was overwritten (rsf_ring_cut.c): with
  * -T a session begins with SESSION_START; records of a session never seen
- * starting are dropped, its final SESSION_END counted. */
+ * starting are dropped, its final SESSION_END counted. Without -T but with
+ * -B, each SESSION_END follows its session's LBR record: ENDs at the start
+ * of the data whose LBR record was overwritten are dropped and counted. */
 struct rsf_cut_filter {
+	bool lbr_mode;                   /* set before use: -B without -T */
+	bool lbr_matched;                /* an END with its LBR record was seen */
 	uint64_t *ids;                   /* open-addressing set of session ids seen */
 	size_t cap, n;
 	bool have_zero;                  /* id 0 (the empty-slot marker) seen */

@@ -287,7 +287,8 @@ static bool ring_open(struct rsf_reader *r, const char *path, uint64_t fsize,
 		r->rinfo.bytes_lost = p->bytes_before;
 		r->rinfo.records_lost = p->records_before;
 		r->rinfo.sessions_lost = p->sessions_before;
-		r->cut_active = p->seq > 0 && (r->meta.mode & RSF_MODE_TRACE);
+		r->cut_active = p->seq > 0 && (r->meta.mode & (RSF_MODE_TRACE | RSF_MODE_LBR));
+		r->cut.lbr_mode = !(r->meta.mode & RSF_MODE_TRACE);
 	}
 	return true;
 }

@@ -3,7 +3,9 @@
  * SESSION_START and first records. Such a session is dropped whole, not
  * rendered broken: its records are filtered out and its final SESSION_END
  * counted. A session id is "known" once its start or its cut end is seen;
- * a thread's later sessions start normally. */
+ * a thread's later sessions start normally. A -B recording without -T
+ * has no START: there an END is cut when its LBR record (emitted just
+ * before it) was not seen, until the first END whose LBR record was. */
 #include <stdlib.h>
 #include "rsf_internal.h"
 
@@ -70,11 +72,48 @@ static void add(struct rsf_cut_filter *f, uint64_t id)
 	}
 }
 
+static bool final_end(const struct rs_rec_hdr *rec, bool *ignored)
+{
+	const struct rs_rec_session_end *e = (const void *)rec;
+
+	if (rec->type != RS_REC_SESSION_END ||
+	    rec->size < offsetof(struct rs_rec_session_end, nframes))
+		return false;
+	*ignored = e->flags & RS_SESS_IGNORED;
+	return !(e->flags & RS_SESS_INTERIM);
+}
+
+/* -B without -T: the ENDs at the start whose LBR record was overwritten */
+static bool lbr_keep(struct rsf_cut_filter *f, const struct rs_rec_hdr *rec, uint64_t id)
+{
+	bool ignored = false, fin;
+
+	if (f->lbr_matched)
+		return true;
+	if (rec->type == RS_REC_LBR) {
+		add(f, id);
+		return true;
+	}
+	if (rec->type != RS_REC_SESSION_END)
+		return true;
+	fin = final_end(rec, &ignored);
+	if (ignored)              /* ignored sessions carry no LBR record */
+		return true;
+	if (known(f, id)) {
+		f->lbr_matched = true;
+		return true;
+	}
+	f->cut += fin;
+	return false;
+}
+
 bool rsf_cut_keep(struct rsf_cut_filter *f, const struct rs_rec_hdr *rec)
 {
 	bool has;
 	uint64_t id = rec_sess_id(rec, &has);
 
+	if (has && f->lbr_mode)
+		return lbr_keep(f, rec, id);
 	if (!has || known(f, id))
 		return true;
 	if (rec->type == RS_REC_SESSION_START) {

@@ -83,10 +83,12 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	s->rodata->duration_ns = o->f.min_lat_ns;
 	s->rodata->nr_funcs = (uint32_t)sel->n;
 	s->rodata->max_fstack_depth = o->max_depth;
+	/* past a quarter of the ring buffer waiting, a session end wakes the
+	 * reader; below, the reader's poll timeout collects it */
+	s->rodata->wake_bytes = o->ringbuf_size / 4 ? o->ringbuf_size / 4 : 1;
 
 	bpf_map__set_max_entries(s->maps.sessions, o->sessions_size);
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
-	bpf_map__set_max_entries(s->maps.func_flags, (uint32_t)sel->n);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
 
 	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI);
@@ -118,17 +120,11 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 	struct retsnoop_bpf *s = t->skel;
 	uint8_t allow = 1, deny = 2;
 
-	for (uint32_t i = 0; i < sel->n; i++) {
-		uint32_t flags = sel->v[i].flags;
+	for (uint32_t i = 0; t->mode == ATTACH_FENTRY && i < sel->n; i++) {
+		uint64_t ip = sel->v[i].addr, cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
 
-		if (bpf_map__update_elem(s->maps.func_flags, &i, sizeof(i), &flags, sizeof(flags), 0))
+		if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &cookie, sizeof(cookie), 0))
 			goto fail;
-		if (t->mode == ATTACH_FENTRY) {
-			uint64_t ip = sel->v[i].addr;
-
-			if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &i, sizeof(i), 0))
-				goto fail;
-		}
 	}
 	for (uint32_t i = 0; i < o->f.npids; i++) {
 		uint32_t p = o->f.pids[i];
@@ -209,7 +205,7 @@ static int attach_multi(struct tracer *t, const struct selection *sel, int verbo
 	}
 	for (size_t i = 0; i < n; i++) {
 		addrs[i] = sel->v[i].addr;
-		cookies[i] = i;
+		cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
 		syms[i] = sel->v[i].name;
 	}
 	for (int by_name = 0; by_name < 2; by_name++) {
@@ -290,7 +286,8 @@ static int attach_each(struct tracer *t, const struct selection *sel, int verbos
 
 static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size_t i)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .offset = sel->v[i].addr);
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = RS_FUNC_COOKIE(i, sel->v[i].flags),
+		    .offset = sel->v[i].addr);
 	struct bpf_link *lx, *le;
 
 	opts.retprobe = true;
@@ -311,15 +308,52 @@ static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size
 	return 0;
 }
 
+/* the template's instructions with the function's cookie in place of
+ * RS_CLONE_COOKIE_MAGIC (bpf/retsnoop.bpf.c fentry_func_cookie); NULL when
+ * out of memory. Without the immediate the clone looks its cookie up. */
+static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, uint64_t cookie)
+{
+	const struct bpf_insn *src = bpf_program__insns(tmpl);
+	size_t cnt = bpf_program__insn_cnt(tmpl);
+	struct bpf_insn *v = malloc(cnt * sizeof(*v));
+	size_t at = cnt;
+
+	if (!v)
+		return NULL;
+	memcpy(v, src, cnt * sizeof(*v));
+	for (size_t i = 0; i + 1 < cnt; i++) {
+		if (v[i].code != (BPF_LD | BPF_DW | BPF_IMM))
+			continue;
+		if (v[i].src_reg == 0 && (uint32_t)v[i].imm == (uint32_t)RS_CLONE_COOKIE_MAGIC &&
+		    (uint32_t)v[i + 1].imm == (uint32_t)(RS_CLONE_COOKIE_MAGIC >> 32)) {
+			if (at != cnt) {   /* more than one: leave them, the lookup works */
+				at = cnt;
+				break;
+			}
+			at = i;
+		}
+		i++;   /* the second half of the 16-byte instruction */
+	}
+	if (at < cnt) {
+		v[at].imm = (int32_t)(uint32_t)cookie;
+		v[at + 1].imm = (int32_t)(uint32_t)(cookie >> 32);
+	}
+	return v;
+}
+
 static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int btf_id,
-			int *prog_fd, int *link_fd)
+			uint64_t cookie, int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
-	const struct bpf_insn *insns = bpf_program__insns(tmpl);
-	size_t cnt = bpf_program__insn_cnt(tmpl);
+	struct bpf_insn *insns = clone_insns(tmpl, cookie);
 
+	if (!insns) {
+		errno = ENOMEM;
+		return -1;
+	}
 	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
-				 insns, cnt, &opts);
+				 insns, bpf_program__insn_cnt(tmpl), &opts);
+	free(insns);
 	if (*prog_fd < 0)
 		return -1;
 	*link_fd = bpf_link_create(*prog_fd, 0, type, NULL);
@@ -337,6 +371,7 @@ static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int
 static int attach_fentry_one(struct tracer *t, const struct selection *sel, size_t i)
 {
 	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
+	uint64_t cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
 	int pfx, lfx, pfe, lfe, e;
 
 	if (i == 0) {
@@ -355,9 +390,9 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		push_link(t, le);
 		return 0;
 	}
-	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, &pfx, &lfx))
+	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie, &pfx, &lfx))
 		return -1;
-	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, &pfe, &lfe)) {
+	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);
 		close(pfx);
@@ -498,10 +533,11 @@ static void *detach_slice_run(void *arg)
 	return NULL;
 }
 
-/* Each kprobe or trampoline removal waits for an RCU grace period; done from
- * several threads at once the waits overlap instead of adding up. */
+/* Each kprobe or trampoline removal, and each kprobe.multi link's, waits
+ * for an RCU grace period; done from several threads at once the waits
+ * overlap instead of adding up (the two kprobe.multi links too). */
 #define DETACH_THREADS 16
-#define DETACH_MIN_PER_THREAD 8
+#define DETACH_MIN_PER_THREAD 1
 
 void tracer_detach(struct tracer *t)
 {

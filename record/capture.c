@@ -56,6 +56,11 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 	while (!stop_requested()) {
 		int n = ring_buffer__poll(rb, 100);
 
+		/* a session end wakes us only when much is waiting (bpf/retsnoop.bpf.c
+		 * wakeup_flag): on the timeout, take what came in meanwhile */
+		if (n == 0)
+			n = ring_buffer__consume(rb);
+
 		if (n < 0 && n != -EINTR) {
 			if (c.err < 0) {
 				/* the sink has said why */

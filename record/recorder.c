@@ -25,6 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the start-up steps -v times (printed with the "Recording" line) */
+enum { LAP_CHECKS, LAP_KALLSYMS, LAP_BTF, LAP_SELECT, LAP_PROBES, LAP_LOAD, LAP_ATTACH,
+       LAP_OUTPUT, LAP_N };
+static const char *const lap_names[LAP_N] = {
+	"checks", "kallsyms", "BTF", "selection", "probes", "load", "attach", "file header",
+};
+
 struct recorder {
 	struct record_opts o;
 	const char *prog;
@@ -46,6 +53,8 @@ struct recorder {
 	struct rsf_writer *w;
 	struct record_sink sink;
 	uint64_t finish_t0;
+	uint64_t lap_t;            /* -v start-up profile: end of the last step */
+	uint64_t laps[LAP_N];      /* ns spent in each step */
 };
 
 /* libbpf's own messages: only with -vv (warnings, info) and -vvv (debug) */
@@ -66,6 +75,15 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* the time since the previous lap goes to step i */
+static void lap(struct recorder *r, int i)
+{
+	uint64_t t = now_ns();
+
+	r->laps[i] += t - r->lap_t;
+	r->lap_t = t;
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -105,6 +123,7 @@ struct recorder *recorder_new(const struct record_opts *o, const char *prog,
 	r->hooks = hooks;
 	r->log = log;
 	r->child = (struct spawned){ .pid = -1, .gate_fd = -1 };
+	r->lap_t = now_ns();
 	libbpf_verbosity = o->verbose;
 	libbpf_set_print(libbpf_log);
 	return r;
@@ -153,7 +172,9 @@ static int load_kernel_symbols(struct recorder *r)
 	if (!k || !k->addr)
 		return fail(r, "/proc/kallsyms shows no addresses (all zero): set "
 			    "'sysctl kernel.kptr_restrict=0' (or 1) and run as root");
+	lap(r, LAP_KALLSYMS);
 	r->btf = btf__load_vmlinux_btf();
+	lap(r, LAP_BTF);
 	if (!r->btf)
 		return fail(r, "loading the kernel BTF failed: %s", strerror(errno));
 	return 0;
@@ -186,6 +207,7 @@ int recorder_preflight(struct recorder *r)
 	if (check_kernel(r))
 		return -1;
 	raise_limits();
+	lap(r, LAP_CHECKS);
 	if (load_kernel_symbols(r) || check_traceable(r))
 		return -1;
 	return 0;
@@ -216,7 +238,9 @@ int recorder_select(struct recorder *r)
 	if (select_functions(o, r->ks, r->btf, o->mode == ATTACH_FENTRY, &r->sel,
 			     r->err, sizeof(r->err)))
 		return failed(r);
+	lap(r, LAP_SELECT);
 	probe_backends(r);
+	lap(r, LAP_PROBES);
 	if (features_choose_mode(&r->feat, o->mode, &r->mode, r->err, sizeof(r->err)))
 		return failed(r);
 	if (r->mode == ATTACH_FENTRY && o->mode != ATTACH_FENTRY) {
@@ -224,6 +248,7 @@ int recorder_select(struct recorder *r)
 		selection_free(&r->sel);
 		if (select_functions(o, r->ks, r->btf, true, &r->sel, r->err, sizeof(r->err)))
 			return failed(r);
+		lap(r, LAP_SELECT);
 	}
 	for (size_t i = 0; i < r->sel.nnotes; i++)
 		if (!r->sel.notes[i].verbose_only || o->verbose)
@@ -263,9 +288,12 @@ static int load_and_attach(struct recorder *r)
 
 	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, r->err, sizeof(r->err)) ||
 	    tracer_configure(&r->tr, o, &r->sel, r->have_child ? r->child.pid : 0,
-			     r->err, sizeof(r->err)) ||
-	    tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+			     r->err, sizeof(r->err)))
 		return failed(r);
+	lap(r, LAP_LOAD);
+	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+		return failed(r);
+	lap(r, LAP_ATTACH);
 	if (o->verbose)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
 			r->tr.attached, r->tr.failed, attach_mode_name(r->mode),
@@ -297,6 +325,7 @@ static int open_outputs(struct recorder *r)
 	    r->hooks->on_start(r->hooks->ctx, &h->meta, h->ksyms, h->nksyms, h->mods.v,
 			       h->mods.n, h->funcs, h->nfuncs))
 		return failed(r);
+	lap(r, LAP_OUTPUT);
 	return 0;
 }
 
@@ -322,8 +351,24 @@ int recorder_attach(struct recorder *r)
 
 /* ----------------------------------------------------------------- run -- */
 
+/* -v: "Start-up N ms: kallsyms A ms, BTF B ms, ..." */
+static void print_laps(struct recorder *r)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < LAP_N; i++)
+		total += r->laps[i];
+	fprintf(r->log, "Start-up %llu ms:", (unsigned long long)(total / 1000000));
+	for (int i = 0; i < LAP_N; i++)
+		fprintf(r->log, "%s %s %llu ms", i ? "," : "", lap_names[i],
+			(unsigned long long)(r->laps[i] / 1000000));
+	fprintf(r->log, ".\n");
+}
+
 static void announce(struct recorder *r)
 {
+	if (r->o.verbose)
+		print_laps(r);
 	if (stop_requested())
 		fprintf(r->log, "Interrupted while attaching: %zu of %zu functions were attached.\n",
 			r->tr.attached, r->sel.n);

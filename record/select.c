@@ -9,6 +9,7 @@
 #include "record/presets.h"
 #include <bpf/btf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,35 +50,21 @@ static int cmp_tentry(const void *pa, const void *pb)
 	return c ? c : cmp_str_nullable(a->module, b->module);
 }
 
-/* kallsyms index sorted by (name, module) */
+/* kallsyms by (name, module): the name index ksyms already keeps */
 struct kidx {
-	const struct ksym **v;
+	const struct ksyms *ks;
 	size_t n;
 };
 
-static int cmp_ksym_name(const void *pa, const void *pb)
+static const struct ksym *kidx_at(const struct kidx *k, size_t i)
 {
-	const struct ksym *a = *(const struct ksym *const *)pa, *b = *(const struct ksym *const *)pb;
-	int c = strcmp(a->name, b->name);
-
-	if (c)
-		return c;
-	c = cmp_str_nullable(a->module, b->module);
-	if (c)
-		return c;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return ksyms_by_name_at(k->ks, i);
 }
 
-static int kidx_build(struct kidx *k, const struct ksyms *ks)
+static void kidx_init(struct kidx *k, const struct ksyms *ks)
 {
+	k->ks = ks;
 	k->n = ksyms_count(ks);
-	k->v = malloc((k->n ? k->n : 1) * sizeof(*k->v));
-	if (!k->v)
-		return -1;
-	for (size_t i = 0; i < k->n; i++)
-		k->v[i] = ksyms_at(ks, i);
-	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym_name);
-	return 0;
 }
 
 /* first index of (name, module) and how many follow */
@@ -87,18 +74,18 @@ static size_t kidx_find(const struct kidx *k, const char *name, const char *modu
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = strcmp(k->v[mid]->name, name);
+		int c = strcmp(kidx_at(k, mid)->name, name);
 
 		if (!c)
-			c = cmp_str_nullable(k->v[mid]->module, module);
+			c = cmp_str_nullable(kidx_at(k, mid)->module, module);
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	*cnt = 0;
-	while (lo + *cnt < k->n && !strcmp(k->v[lo + *cnt]->name, name) &&
-	       !cmp_str_nullable(k->v[lo + *cnt]->module, module))
+	while (lo + *cnt < k->n && !strcmp(kidx_at(k, lo + *cnt)->name, name) &&
+	       !cmp_str_nullable(kidx_at(k, lo + *cnt)->module, module))
 		(*cnt)++;
 	return lo;
 }
@@ -163,7 +150,7 @@ static void explain_unmatched(const char *kind, const struct glob_spec *g, const
 	size_t in_kallsyms = 0, traceable = 0, denied = 0, with_btf = 0;
 
 	for (size_t i = 0; i < k->n; i++)
-		if (glob_spec_match(g, k->v[i]->name, k->v[i]->module))
+		if (glob_spec_match(g, kidx_at(k, i)->name, kidx_at(k, i)->module))
 			in_kallsyms++;
 	for (size_t i = 0; i < nall; i++) {
 		if (!glob_spec_match(g, all[i].name, all[i].module))
@@ -192,13 +179,52 @@ static void explain_unmatched(const char *kind, const struct glob_spec *g, const
 			 "used (ambiguous same-name instances differing between kallsyms and ftrace)", kind, text, traceable);
 }
 
+/* the whole file in one buffer, read in large pieces: ftrace's seq_file
+ * walks the function list from its start at every read() (t_start), so
+ * stdio's 4 KiB reads make reading available_filter_functions quadratic */
+static char *read_whole(const char *path, size_t *len, char *err, size_t errlen)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *buf = malloc(cap + 1);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		snprintf(err, errlen, "cannot open %s: %s", path, fd < 0 ? strerror(errno) : "out of memory");
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
 static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t errlen)
 {
 	const char *path = traceable_list_path();
-	char line[512];
+	char *text, *line, *next;
 	struct tentry *v = NULL;
-	size_t n = 0, cap = 0;
-	FILE *f;
+	size_t n = 0, cap = 0, len;
 
 	if (!path) {
 		snprintf(err, errlen, "cannot read available_filter_functions (tried %s and %s): %s; "
@@ -207,15 +233,15 @@ static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t e
 			 tracefs_lists[0], tracefs_lists[1], strerror(errno));
 		return -1;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	text = read_whole(path, &len, err, errlen);
+	if (!text)
 		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	for (line = text; line < text + len; line = next) {
 		char *name = line, *mod = NULL, *p;
 
-		line[strcspn(line, "\n")] = '\0';
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		if (!line[0] || !strncmp(line, "__ftrace_invalid_address__", 26))
 			continue;
 		p = strchr(line, ' ');
@@ -240,7 +266,7 @@ static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t e
 		v[n].entry = false;
 		n++;
 	}
-	fclose(f);
+	free(text);
 	if (!n) {
 		snprintf(err, errlen, "%s is empty: this kernel has no traceable functions", path);
 		free(v);
@@ -303,17 +329,17 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 	for (size_t g = 0; g < o->deny.n; g++)
 		if (glob_spec_match(&o->deny.v[g], t->name, t->module))
 			c->deny_hits[g]++;
-	if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
-	    glob_set_find(&c->enforced, t->name, t->module) >= 0) {
-		if (glob_set_find(&o->entry, t->name, t->module) >= 0 ||
-		    glob_set_find(&o->allow, t->name, t->module) >= 0)
-			out->skipped_denied++;
-		return 0;
-	}
+	/* the deny lists only for functions the globs want: the enforced list
+	 * is long and most traceable functions are wanted by no glob */
 	e = glob_set_find(&o->entry, t->name, t->module);
 	a = e >= 0 ? e : glob_set_find(&o->allow, t->name, t->module);
 	if (a < 0)
 		return 0;
+	if (glob_set_find(&o->deny, t->name, t->module) >= 0 ||
+	    glob_set_find(&c->enforced, t->name, t->module) >= 0) {
+		out->skipped_denied++;
+		return 0;
+	}
 	first = kidx_find(&c->k, t->name, t->module, &cnt);
 	if (cnt == 0 || (int)cnt != t->count) {
 		out->skipped_ambiguous++;
@@ -342,7 +368,7 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 				c->allow_hits[g]++;
 	}
 	for (size_t j = 0; j < cnt; j++)
-		if (add_func(out, &c->cap, c->k.v[first + j], flags, btf_id))
+		if (add_func(out, &c->cap, kidx_at(&c->k, first + j), flags, btf_id))
 			return -1;
 	return 0;
 }
@@ -452,7 +478,6 @@ static void select_ctx_free(struct select_ctx *c)
 		free(c->all[i].module);
 	}
 	free(c->all);
-	free(c->k.v);
 	free(c->b.v);
 	free(c->entry_hits);
 	free(c->allow_hits);
@@ -468,11 +493,12 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 	if (read_traceable(&c->all, &c->nall, err, errlen))
 		return -1;
 	out->traceable_total = c->nall;
+	kidx_init(&c->k, ks);
 	c->entry_hits = calloc(c->o->entry.n + 1, sizeof(*c->entry_hits));
 	c->allow_hits = calloc(c->o->allow.n + 1, sizeof(*c->allow_hits));
 	c->deny_hits = calloc(c->o->deny.n + 1, sizeof(*c->deny_hits));
 	if (!c->entry_hits || !c->allow_hits || !c->deny_hits ||
-	    kidx_build(&c->k, ks) || bidx_build(&c->b, c->btf)) {
+	    bidx_build(&c->b, c->btf)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

@@ -30,10 +30,19 @@ bool sv_is_bpf_prog(const char *name)
 	return name[9 + 16] == '_' || name[9 + 16] == '\0';
 }
 
+/* the stack-capture helpers a BPF-captured stack may start in
+ * (bpf_get_stack, bpf_get_stack_raw_tp, __bpf_get_stack, ...): the
+ * recorder never traces them (enforced deny list), so a frame of theirs
+ * is the capture itself */
+bool sv_is_stack_helper(const char *name)
+{
+	return name && (strncmp(name, "bpf_get_stack", 13) == 0 ||
+			strncmp(name, "__bpf_get_stack", 15) == 0);
+}
+
 static bool is_bpf_frame(const char *name)
 {
-	return sv_is_bpf_tramp(name) || sv_is_bpf_prog(name) ||
-	       (name && strcmp(name, "bpf_get_stack_raw_tp") == 0);
+	return sv_is_bpf_tramp(name) || sv_is_bpf_prog(name) || sv_is_stack_helper(name);
 }
 
 static bool same_sym(const struct sv_kframe *a, const struct sv_kframe *b)

@@ -52,6 +52,8 @@ PKGS=(
     coreutils tar
     # bench/record_overhead.sh: the peer in the same VM boot
     bpftrace
+    # bench/record_profile.sh: per-program counters and a start-up profile in the VM
+    linux-perf
 )
 say "apt-get update"
 "${SUDO[@]}" apt-get update -q

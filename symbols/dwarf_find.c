@@ -2,6 +2,7 @@
  * release in the standard places (optionally under $RETSNOOP_DEBUG_ROOT),
  * checks its GNU build-id, and falls back to a libdebuginfod fetch by
  * build-id when DEBUGINFOD_URLS is set (see dwarf_sym.h). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,9 +96,35 @@ char *dwarf_find_vmlinux(const char *release, const uint8_t *build_id, size_t le
 	return NULL;
 }
 
+/* libdebuginfod is opened when a fetch is wanted (as libdw does), not
+ * linked: it brings some 27 libraries (curl, TLS, Kerberos...) that every
+ * start of the tools would otherwise load */
+struct dbgd_api {
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*end)(debuginfod_client *);
+};
+
+static const char *dbgd_load(struct dbgd_api *a)
+{
+	static void *h;
+
+	if (!h)
+		h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
+		return "cannot load libdebuginfod.so.1 (install libdebuginfod1)";
+	*(void **)&a->begin = dlsym(h, "debuginfod_begin");
+	*(void **)&a->find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&a->end = dlsym(h, "debuginfod_end");
+	if (!a->begin || !a->find_debuginfo || !a->end)
+		return "libdebuginfod.so.1 lacks debuginfod_begin/find_debuginfo/end";
+	return NULL;
+}
+
 char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len, char *why, size_t whylen)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
+	const char *urls = getenv("DEBUGINFOD_URLS"), *lerr;
+	struct dbgd_api api;
 	debuginfod_client *c;
 	char *path = NULL;
 	int fd;
@@ -106,13 +133,18 @@ char *dwarf_debuginfod_fetch(const uint8_t *build_id, size_t len, char *why, siz
 		why[0] = '\0';
 	if (!len || !urls || !*urls)
 		return NULL;
-	if (!(c = debuginfod_begin())) {
+	if ((lerr = dbgd_load(&api))) {
+		if (why)
+			snprintf(why, whylen, "%s", lerr);
+		return NULL;
+	}
+	if (!(c = api.begin())) {
 		if (why)
 			snprintf(why, whylen, "cannot start a client");
 		return NULL;
 	}
-	fd = debuginfod_find_debuginfo(c, build_id, (int)len, &path);
-	debuginfod_end(c);
+	fd = api.find_debuginfo(c, build_id, (int)len, &path);
+	api.end(c);
 	if (fd < 0) {
 		char hex[129];
 

@@ -116,13 +116,41 @@ static int cmp_name(const void *a, const void *b, void *ctx)
 	return 0;
 }
 
+/* sorts by (address, position): kallsyms lists vmlinux in address order
+ * and then the modules, so only the part after the sorted prefix is sorted
+ * and then merged in (a full sort of ~100k symbols costs more than the
+ * parse); -1 when out of memory */
+static int sort_by_addr(struct ksyms *ks)
+{
+	size_t p = 1, a, b, k;
+	struct ksym *out;
+
+	for (size_t i = 0; i < ks->n; i++)
+		ks->syms[i].size = i;   /* the position: the tie-break */
+	while (p < ks->n && ks->syms[p - 1].addr <= ks->syms[p].addr)
+		p++;
+	if (p >= ks->n)
+		return 0;
+	qsort(ks->syms + p, ks->n - p, sizeof(*ks->syms), cmp_addr);
+	out = malloc(ks->n * sizeof(*out));
+	if (!out)
+		return -1;
+	for (a = 0, b = p, k = 0; a < p || b < ks->n; k++) {
+		if (b >= ks->n || (a < p && cmp_addr(&ks->syms[a], &ks->syms[b]) <= 0))
+			out[k] = ks->syms[a++];
+		else
+			out[k] = ks->syms[b++];
+	}
+	free(ks->syms);
+	ks->syms = out;
+	return 0;
+}
+
 /* sorts by address, computes sizes, builds the name index */
 static int finalize(struct ksyms *ks)
 {
-	for (size_t i = 0; i < ks->n; i++)
-		ks->syms[i].size = i;
-	if (ks->n)
-		qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
+	if (ks->n && sort_by_addr(ks))
+		return -1;
 	for (size_t i = 0; i < ks->n; i++) {
 		size_t j = i + 1;
 
@@ -233,7 +261,16 @@ struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen)
 
 struct ksyms *ksyms_load_module(const char *path, const char *module, char *err, size_t errlen)
 {
-	return load_file(path, module, err, errlen);
+	struct ksyms *all = load_file(path, module, err, errlen), *ks;
+
+	if (!all)
+		return NULL;
+	/* a copy of the few symbols kept: the whole file stays in all's pool */
+	ks = ksyms_from_array(all->syms, all->n);
+	ksyms_free(all);
+	if (!ks)
+		snprintf(err, errlen, "out of memory");
+	return ks;
 }
 
 struct ksyms *ksyms_from_array(const struct ksym *v, size_t n)
@@ -353,6 +390,11 @@ const struct ksym *ksyms_find(const struct ksyms *ks, const char *name, const ch
 	if (count)
 		*count = cnt;
 	return first;
+}
+
+const struct ksym *ksyms_by_name_at(const struct ksyms *ks, size_t i)
+{
+	return i < ks->n ? &ks->syms[ks->by_name[i]] : NULL;
 }
 
 uint64_t ksyms_find_any_addr(const char *kallsyms_path, const char *name)

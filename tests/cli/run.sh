@@ -250,6 +250,12 @@ good "retsnoop-report info FILE -v" "Integrity:" "$REP" info "$GUARD_REC" -v
 good "retsnoop-report info --usage" "Usage: retsnoop-report info" "$REP" info --usage
 good "retsnoop-report addr2line --usage" "[-e VMLINUX]" "$REP" addr2line --usage
 PROG_NAME="retsnoop-report addr2line" usage_err "retsnoop-report addr2line: no -e" "missing -e VMLINUX" "$REP" addr2line -i
+PROG_NAME="retsnoop-report diff" usage_err "retsnoop-report diff: one file" "expected two recordings: OLD NEW" "$REP" diff a.rsr
+PROG_NAME="retsnoop-report diff" usage_err "retsnoop-report diff: three files" "got another: c.rsr" "$REP" diff a.rsr b.rsr c.rsr
+PROG_NAME="retsnoop-report diff" usage_err "retsnoop-report diff: bad --format" "--format: expected 'text' or 'json', got 'xml'" "$REP" diff --format=xml a.rsr b.rsr
+PROG_NAME="retsnoop-report diff" usage_err "retsnoop-report diff: unknown flag" "unknown option '--bogus'" "$REP" diff --bogus a.rsr b.rsr
+good "retsnoop-report diff --usage" "OLD NEW" "$REP" diff --usage
+good "retsnoop-report diff --help" "--format text|json" "$REP" diff --help
 
 # the report takes the recorder's long forms, ranges and @FILE
 good "retsnoop-report -v info FILE" "Integrity:" "$REP" -v info "$GUARD_REC"

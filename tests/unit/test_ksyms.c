@@ -272,6 +272,33 @@ static void test_big_file(void)
 	ksyms_free(ks);
 }
 
+/* only one module's symbols: the [bpf] JIT images the recorder adds to
+ * its snapshot after attaching */
+static void test_load_module(void)
+{
+	char err[256] = "";
+	struct ksyms *ks;
+
+	CHECK_INT(write_file("ffffffff81001000 T vfs_read\n"
+			     "ffffffffc0200000 t bpf_trampoline_6442451234\t[bpf]\n"
+			     "ffffffffc0a01000 t kvm_vcpu_ioctl\t[kvm]\n"
+			     "ffffffffc0201000 t bpf_prog_0123456789abcdef_rs_fexit\t[bpf]\n"
+			     "ffffffffc0202000 d bpf_data\t[bpf]\n"), 0);
+	ks = ksyms_load_module(path, "bpf", err, sizeof(err));
+	unlink(path);
+	CHECK(ks != NULL);
+	if (!ks)
+		return;
+	CHECK_INT(ksyms_count(ks), 2);
+	CHECK_STR(ksyms_at(ks, 0)->name, "bpf_trampoline_6442451234");
+	CHECK_STR(ksyms_at(ks, 0)->module, "bpf");
+	CHECK_STR(ksyms_at(ks, 1)->name, "bpf_prog_0123456789abcdef_rs_fexit");
+	CHECK(ksyms_lookup(ks, 0xffffffffc0201010ULL) == ksyms_at(ks, 1));
+	ksyms_free(ks);
+	CHECK(ksyms_load_module("/nonexistent/kallsyms", "bpf", err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "/nonexistent/kallsyms") != NULL);
+}
+
 int main(void)
 {
 	RUN(test_parse_small);
@@ -280,5 +307,6 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_from_array);
 	RUN(test_big_file);
+	RUN(test_load_module);
 	return TEST_REPORT("test_ksyms");
 }

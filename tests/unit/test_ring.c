@@ -1,9 +1,10 @@
 /* test_ring.c - unit tests of flight recordings (format version 2, a ring
  * of chunks capped at rsf_meta.max_size): round trip without a wrap, many
  * wraps (file size never above the cap, the newest records kept in order,
- * what was overwritten counted), traced sessions cut by the wrap dropped
- * whole and counted, SIGKILL of a writer at random moments (every flushed
- * chunk still read, no damage), files cut at many offsets, too-small caps
+ * what was overwritten counted), traced sessions and -B sessions whose LBR
+ * record was overwritten cut by the wrap dropped whole and counted, SIGKILL of a writer at random moments (every flushed
+ * chunk still read, no damage), files cut at many offsets or with bytes
+ * flipped (in order, never a crash), too-small caps
  * and unknown file flags refused. */
 #include <errno.h>
 #include <fcntl.h>
@@ -292,6 +293,78 @@ static void test_ring_cut_sessions(void)
 	rsf_reader_close(r);
 }
 
+/* -B without -T: each END follows its LBR record; a wrap between them
+ * cuts the session, which is dropped and counted */
+static void test_ring_cut_lbr(void)
+{
+	const char *p = tpath("cut-lbr.rsr");
+	struct rsf_writer *w = open_ring(p, 96 << 10, RSF_MODE_LBR | RSF_MODE_STACKS);
+	uint64_t finals = 0, k = 0;
+	int fails = 0;
+
+	CHECK(w);
+	if (!w)
+		return;
+	for (uint64_t i = 0; i < 1200; i++) {
+		/* two threads: LBR a, LBR b, END a, END b */
+		for (int half = 0; half < 2; half++)
+			for (uint64_t t = 0; t < 2; t++) {
+				union { struct rs_rec_lbr l; struct rs_rec_session_end e; } u;
+
+				memset(&u, 0, sizeof(u));
+				if (!half) {
+					u.l.hdr = (struct rs_rec_hdr){ RS_REC_LBR, sizeof(u.l) };
+					u.l.sess_id = 500 + t;
+					u.l.lbrs[0].from = mix(k);
+				} else {
+					u.e.hdr = (struct rs_rec_hdr){ RS_REC_SESSION_END, sizeof(u.e) };
+					u.e.sess_id = 500 + t;
+					u.e.frames[0].lat_ns = mix(k);
+					finals++;
+				}
+				fails += rsf_writer_add(w, &u, u.l.hdr.size) != 0;
+				/* every chunk is LBR b, END a, END b, LBR a: the first
+				 * chunk kept starts with an END a whose LBR is lost */
+				if (++k % 4 == 1)
+					fails += rsf_writer_flush(w) != 0;
+			}
+	}
+	fails += rsf_writer_close(w, &(struct rsf_stats){}) != 0;
+	CHECK_INT(fails, 0);
+
+	struct rsf_reader *r = rsf_reader_open(p, errbuf, sizeof(errbuf));
+	CHECK(r);
+	if (!r)
+		return;
+	const struct rs_rec_hdr *h;
+	bool have_lbr[2] = {};
+	uint64_t got = 0, without_lbr = 0;
+	enum rsf_status st;
+
+	while ((st = rsf_reader_next(r, &h)) == RSF_OK) {
+		uint64_t id;
+
+		memcpy(&id, (const uint8_t *)h + 8, 8);
+		if (id < 500 || id > 501)
+			continue;
+		if (h->type == RS_REC_LBR) {
+			have_lbr[id - 500] = true;
+		} else if (h->type == RS_REC_SESSION_END) {
+			without_lbr += !have_lbr[id - 500];
+			have_lbr[id - 500] = false;
+			got++;
+		}
+	}
+	const struct rsf_ring_info *ri = rsf_reader_ring(r);
+	CHECK_INT(st, RSF_END);
+	CHECK(rsf_reader_complete(r));
+	CHECK(ri->chunks_lost > 0);
+	CHECK_INT(without_lbr, 0);
+	CHECK_INT(ri->sessions_cut, 1);
+	CHECK_INT(ri->sessions_lost + ri->sessions_cut + got, finals);
+	rsf_reader_close(r);
+}
+
 /* a writer that never stops, killed at a random moment; says on READY
  * once it has wrapped the ring many times */
 static void writer_forever(const char *p, int ready)
@@ -416,6 +489,51 @@ static void test_ring_truncated(void)
 	CHECK_INT(bad_total, 0);
 }
 
+/* a wrapped file with bytes flipped anywhere after its header: it opens
+ * (or fails with one line), what it reads is in order, never a crash */
+static void test_ring_flipped(void)
+{
+	const char *p = tpath("flip-src.rsr"), *q = tpath("flip.rsr");
+	uint64_t biggest;
+
+	CHECK_INT(write_wrapped(p, 100 << 10, 6000, 23, &biggest), 0);
+	uint64_t size = file_size(p);
+	int fd = open(p, O_RDONLY);
+	uint8_t *data = malloc(size), *copy = malloc(size);
+	CHECK(fd >= 0 && data && copy && read(fd, data, size) == (ssize_t)size);
+	close(fd);
+	int bad_total = 0, opened = 0;
+
+	for (uint64_t it = 0; it < 400; it++) {
+		memcpy(copy, data, size);
+		for (int k = 0; k < 1 + (int)(it % 4); k++) {
+			uint64_t x = mix(it * 7 + (uint64_t)k);
+			uint64_t pos = size / 3 + x % (size - size / 3);   /* the ring, mostly */
+			copy[pos] ^= (uint8_t)(1u << (x >> 32) % 8);
+		}
+		int out = open(q, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+		CHECK(out >= 0 && write(out, copy, size) == (ssize_t)size);
+		close(out);
+		struct rsf_reader *r = rsf_reader_open(q, errbuf, sizeof(errbuf));
+		if (!r) {
+			CHECK(strchr(errbuf, '\n') == NULL && errbuf[0]);
+			continue;
+		}
+		opened++;
+		uint64_t first = 0;
+		enum rsf_status st;
+		int bad = 0;
+		read_seq(r, &first, &st, &bad);
+		bad_total += bad;
+		CHECK(st == RSF_END || st == RSF_DAMAGED);
+		rsf_reader_close(r);
+	}
+	free(data);
+	free(copy);
+	CHECK(opened > 300);
+	CHECK_INT(bad_total, 0);
+}
+
 static void test_ring_refusals(void)
 {
 	const char *p = tpath("small.rsr");
@@ -473,8 +591,10 @@ int main(void)
 	RUN(test_ring_no_wrap);
 	RUN(test_ring_wrap);
 	RUN(test_ring_cut_sessions);
+	RUN(test_ring_cut_lbr);
 	RUN(test_ring_sigkill);
 	RUN(test_ring_truncated);
+	RUN(test_ring_flipped);
 	RUN(test_ring_refusals);
 	RUN(test_plain_stays_v1);
 	char cmd[128];

@@ -79,6 +79,12 @@ static void test_bpf_names(void)
 	CHECK(!sv_is_bpf_tramp("bpf_trampoline_link_prog"));
 	CHECK(sv_is_bpf_prog("bpf_prog_0123456789abcdef_prog"));
 	CHECK(sv_is_bpf_prog("bpf_prog_0123456789abcdef"));
+	CHECK(sv_is_stack_helper("bpf_get_stack_raw_tp"));
+	CHECK(sv_is_stack_helper("bpf_get_stack"));
+	CHECK(sv_is_stack_helper("__bpf_get_stack"));
+	CHECK(sv_is_stack_helper("bpf_get_stackid_pe"));
+	CHECK(!sv_is_stack_helper("bpf_get_smp_processor_id"));
+	CHECK(!sv_is_stack_helper(NULL));
 	CHECK(!sv_is_bpf_prog("bpf_prog_load"));
 	CHECK(!sv_is_bpf_prog("bpf_prog_add"));
 	CHECK(!sv_is_bpf_prog("bpf_prog_0123456789abcdefX"));
