@@ -23,12 +23,15 @@
 # Usage: bench/record_overhead.sh   (env: N=20000 syscalls per run, RUNS=3,
 #        SIZES="1000 10000" ("" skips attach/detach), KEEP=1 keeps the work dir,
 #        BASE=path/to/an/older/retsnoop-record: also measured in the same boot
-#        and interleaved, as rs0-*, for an A/B comparison of a change)
+#        and interleaved, as rs0-*, for an A/B comparison of a change,
+#        ICOUNT=shift=0,sleep=off: qemu -icount, guest time counts
+#        instructions (no host-load noise; waits such as RCU grace periods
+#        are warped, so start-up and detach then count work, not waiting))
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-20000}
 RUNS=${RUNS:-3}
-SIZES=${SIZES:-1000 10000}
+SIZES=${SIZES-1000 10000}
 KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
 [ -f "$KERNELS/6.12.env" ] || { echo "record_overhead: no $KERNELS/6.12.env (scripts/setup.sh)" >&2; exit 1; }
 # shellcheck disable=SC1091
@@ -119,7 +122,7 @@ done
 EOF
 chmod +x "$WORK/g/guest.sh"
 echo "record_overhead: one VM boot, N=$N syscalls per run, $RUNS runs each; this takes several minutes" >&2
-tests/vm/vmrun -q --timeout 3600 --kernel "$KIMG" --modules "$KMODS" --add "$WORK/g" \
+tests/vm/vmrun -q --timeout 3600 ${ICOUNT:+--icount "$ICOUNT"} --kernel "$KIMG" --modules "$KMODS" --add "$WORK/g" \
 	--add "$BPFTRACE:/usr/bin/bpftrace" --out "$WORK/out" -- "$WORK/g/guest.sh" || {
 	echo "record_overhead: the VM run failed" >&2; exit 1; }
 R=$WORK/out/res

@@ -617,12 +617,20 @@ int rs_kexit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* the function's cookie, or one with an id no function has */
+/* the function's cookie, or one with an id no function has: a clone has
+ * it as an immediate (RS_CLONE_COOKIE_MAGIC replaced; the verifier then
+ * drops the lookup), the template looks it up by address */
 static __always_inline u64 fentry_func_cookie(void *ctx)
 {
-	u64 ip = bpf_get_func_ip(ctx);
-	u64 *c = bpf_map_lookup_elem(&ip_to_id, &ip);
+	u64 ip, *c, k;
 
+	asm volatile("%0 = %1 ll" : "=r"(k) : "i"(RS_CLONE_COOKIE_MAGIC));
+	/* the high half only: a 32-bit compare, so the magic appears once in the
+	 * code (a cookie's high half is its flags, never this) */
+	if ((k >> 32) != (RS_CLONE_COOKIE_MAGIC >> 32))
+		return k;
+	ip = bpf_get_func_ip(ctx);
+	c = bpf_map_lookup_elem(&ip_to_id, &ip);
 	return c ? *c : (u32)-1;
 }
 

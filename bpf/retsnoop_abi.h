@@ -43,6 +43,11 @@ enum rs_func_flags {
  * (kprobe modes) or ip_to_id value (fentry) */
 #define RS_FUNC_COOKIE(id, flags) (((rs_u64)(flags) << 32) | (rs_u32)(id))
 
+/* fentry mode: each function's clone of the fentry/fexit template gets its
+ * cookie in place of this 64-bit immediate (record/attach.c); the template
+ * itself keeps it and looks its cookie up by address (ip_to_id) */
+#define RS_CLONE_COOKIE_MAGIC 0x5e7c00c1e5eed5a1ULL
+
 enum rs_rec_type {
 	RS_REC_SESSION_START = 1, /* a session began (only with -T) */
 	RS_REC_SESSION_END   = 2, /* final / interim stack snapshot */

@@ -309,15 +309,52 @@ static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size
 	return 0;
 }
 
+/* the template's instructions with the function's cookie in place of
+ * RS_CLONE_COOKIE_MAGIC (bpf/retsnoop.bpf.c fentry_func_cookie); NULL when
+ * out of memory. Without the immediate the clone looks its cookie up. */
+static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, uint64_t cookie)
+{
+	const struct bpf_insn *src = bpf_program__insns(tmpl);
+	size_t cnt = bpf_program__insn_cnt(tmpl);
+	struct bpf_insn *v = malloc(cnt * sizeof(*v));
+	size_t at = cnt;
+
+	if (!v)
+		return NULL;
+	memcpy(v, src, cnt * sizeof(*v));
+	for (size_t i = 0; i + 1 < cnt; i++) {
+		if (v[i].code != (BPF_LD | BPF_DW | BPF_IMM))
+			continue;
+		if (v[i].src_reg == 0 && (uint32_t)v[i].imm == (uint32_t)RS_CLONE_COOKIE_MAGIC &&
+		    (uint32_t)v[i + 1].imm == (uint32_t)(RS_CLONE_COOKIE_MAGIC >> 32)) {
+			if (at != cnt) {   /* more than one: leave them, the lookup works */
+				at = cnt;
+				break;
+			}
+			at = i;
+		}
+		i++;   /* the second half of the 16-byte instruction */
+	}
+	if (at < cnt) {
+		v[at].imm = (int32_t)(uint32_t)cookie;
+		v[at + 1].imm = (int32_t)(uint32_t)(cookie >> 32);
+	}
+	return v;
+}
+
 static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int btf_id,
-			int *prog_fd, int *link_fd)
+			uint64_t cookie, int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
-	const struct bpf_insn *insns = bpf_program__insns(tmpl);
-	size_t cnt = bpf_program__insn_cnt(tmpl);
+	struct bpf_insn *insns = clone_insns(tmpl, cookie);
 
+	if (!insns) {
+		errno = ENOMEM;
+		return -1;
+	}
 	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
-				 insns, cnt, &opts);
+				 insns, bpf_program__insn_cnt(tmpl), &opts);
+	free(insns);
 	if (*prog_fd < 0)
 		return -1;
 	*link_fd = bpf_link_create(*prog_fd, 0, type, NULL);
@@ -335,6 +372,7 @@ static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int
 static int attach_fentry_one(struct tracer *t, const struct selection *sel, size_t i)
 {
 	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
+	uint64_t cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
 	int pfx, lfx, pfe, lfe, e;
 
 	if (i == 0) {
@@ -353,9 +391,9 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		push_link(t, le);
 		return 0;
 	}
-	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, &pfx, &lfx))
+	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie, &pfx, &lfx))
 		return -1;
-	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, &pfe, &lfe)) {
+	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);
 		close(pfx);

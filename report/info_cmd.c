@@ -244,7 +244,10 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
 	printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
 	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
-	if (st->prog_misses_known)
+	if (st->prog_misses_known && (st->prog_misses_entry || st->prog_misses_exit))
+		printf("  %-26s %" PRIu64 " (entry programs %" PRIu64 ", exit programs %" PRIu64 ")\n",
+		       "missed probes", st->prog_misses, st->prog_misses_entry, st->prog_misses_exit);
+	else if (st->prog_misses_known)
 		printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
 	else
 		printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");

@@ -206,7 +206,7 @@ static struct rsf_stats test_stats(void)
 		.bpf = { 11, 12, 13, 14, 15, 16, 17, 18 },
 		.ringbuf_lost = 21, .attach_ns = 22, .detach_ns = 23,
 		.funcs_attached = 24, .funcs_failed = 25, .end_realtime_ns = 1700000001000000000ull,
-		.prog_misses = 26, .prog_misses_known = 1,
+		.prog_misses = 26, .prog_misses_known = 1, .prog_misses_entry = 20, .prog_misses_exit = 6,
 	};
 	return s;
 }
@@ -489,6 +489,8 @@ static void test_records_roundtrip(void)
 		CHECK_INT(g->end_realtime_ns, want.end_realtime_ns);
 		CHECK_INT(g->prog_misses, 26);
 		CHECK_INT(g->prog_misses_known, 1);
+		CHECK_INT(g->prog_misses_entry, 20);
+		CHECK_INT(g->prog_misses_exit, 6);
 	}
 	/* after the end it stays at the end */
 	const struct rs_rec_hdr *h;

@@ -281,6 +281,10 @@ check "fentry: stacks.unfiltered=true shows the trampolines, marked ~" \
 	grep -Eq '^~ +bpf_trampoline_[0-9]+\+0x' "$WORK/order-F-unf.txt"
 check "fentry: the recorded snapshot names the recorder's BPF programs" \
 	grep -Eq '^~ +bpf_prog_[0-9a-f]{16}_' "$WORK/order-F-unf.txt"
+# missed probes: the recorder splits them into entry and exit programs
+info=$(rep info "$OUT/stitch.rsr")
+read -r mp me mx <<<"$(sed -n 's/^ *missed probes *\([0-9]*\)\( (entry programs \([0-9]*\), exit programs \([0-9]*\))\)\{0,1\}$/\1 \3 \4/p' <<<"$info")"
+check "missed probes: ${mp:-?} = entry ${me:-0} + exit ${mx:-0}" [ -n "$mp" ] && [ "$mp" = "$(( ${me:-0} + ${mx:-0} ))" ]
 # a helper's error (BTF declares helpers u64) is an error
 n=$(rep --format json "$OUT/helper.rsr" | jq -s '[.[].trace[] | select(.type == "exit" and .func == "bpf_skb_load_bytes" and .result.is_error and .result.text == "-EFAULT")] | length')
 check "helper: bpf_skb_load_bytes fails with -EFAULT under BPF_PROG_TEST_RUN, shown as an error (${n:-0})" [ "${n:-0}" -ge 1 ]
