@@ -102,11 +102,8 @@ int merge_feed(struct rp *p, struct rsf_reader **rd, size_t n, enum rsf_status *
 		if (drain(p, best, &q[best]) || refill(p, best, &q[best], rd[best], &st[best]))
 			ret = -1;
 	}
-	for (size_t k = 0; k < n; k++) {   /* an END still waiting (none after the loop) */
-		if (!ret && drain(p, k, &q[k]))
-			ret = -1;
+	for (size_t k = 0; k < n; k++)   /* the loop ends when no END waits */
 		free(q[k].buf);
-	}
 	free(q);
 	return ret;
 }
