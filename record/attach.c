@@ -47,8 +47,7 @@ static void set_comm_globs(struct retsnoop_bpf *s, const struct filter_opts *f)
 		if (!comm_is_glob(glob))
 			continue;
 		comm_glob_compile(glob, &b);
-		memcpy((void *)s->rodata->comm_glob_pat[n], b.pat, sizeof(b.pat));
-		s->rodata->comm_glob_any[n] = b.any;
+		memcpy(s->bss->comm_glob_masks[n], b.masks, sizeof(b.masks));
 		s->rodata->comm_glob_star[n] = b.star;
 		s->rodata->comm_glob_acc[n] = b.acc;
 		s->rodata->comm_glob_deny[n] = no;

@@ -13,9 +13,10 @@ void comm_glob_compile(const char *glob, struct comm_glob_bits *out)
 		if (*p == '*')
 			out->star |= 1u << j;
 		else if (*p == '?')
-			out->any |= 1u << j;
+			for (int c = 1; c < 256; c++)
+				out->masks[c] |= (uint16_t)(1u << j);
 		else
-			out->pat[j] = (uint8_t)*p;
+			out->masks[(uint8_t)*p] |= (uint16_t)(1u << j);
 		j++;
 	}
 	out->acc = 1u << j;
@@ -28,11 +29,8 @@ int comm_glob_bits_match(const struct comm_glob_bits *g, const char *comm)
 
 	s |= (s & g->star) << 1;
 	for (int k = 0; k < 16 && comm[k]; k++) {
-		uint32_t m = g->any, next;
+		uint32_t m = g->masks[(uint8_t)comm[k]] & ~g->star, next;
 
-		for (int j = 0; j < 16; j++)
-			m |= (uint32_t)(g->pat[j] == (uint8_t)comm[k]) << j;
-		m &= ~g->star;
 		next = ((s & m) << 1) | (s & g->star);
 		next |= (next & g->star) << 1;
 		s = next;

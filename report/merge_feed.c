@@ -1,15 +1,18 @@
 /* merge_feed.c - time-ordered merge of several recordings (merge_feed.h):
- * each reader's records are buffered up to its next SESSION_END; the
- * recording whose buffered END is the earliest (end_ts + its clock
- * offset) feeds its buffer, then reads on. Each recording's own order is
- * kept; memory is one session's records per recording. */
+ * each recording has its own session assembler, and a session is output
+ * only when its SESSION_END is fed, so every other record goes straight
+ * to its recording's assembler (which bounds what it buffers) and only
+ * the next SESSION_END of each recording waits here. The recording whose
+ * waiting END is the earliest (end_ts + its clock offset) feeds it, then
+ * reads on. Each recording's own order is kept; memory held here is one
+ * END record per recording. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "merge_feed.h"
 
 struct pending {
-	uint8_t *buf;                   /* records, each 8-byte aligned */
+	uint8_t *buf;                   /* the waiting SESSION_END */
 	size_t len, cap;
 	bool has_end, done;
 	int64_t end_real;               /* of the buffered END */
@@ -35,8 +38,9 @@ static int push(struct pending *q, const struct rs_rec_hdr *h)
 	return 0;
 }
 
-/* reads up to and including the next SESSION_END */
-static int refill(struct pending *q, struct rsf_reader *rd, enum rsf_status *st)
+/* feeds recording K's records up to its next SESSION_END, which waits in Q */
+static int refill(struct rp *p, size_t k, struct pending *q, struct rsf_reader *rd,
+		  enum rsf_status *st)
 {
 	const struct rs_rec_hdr *h;
 	int64_t m2r = rsf_reader_meta(rd)->mono_to_realtime_ns;
@@ -48,16 +52,17 @@ static int refill(struct pending *q, struct rsf_reader *rd, enum rsf_status *st)
 			q->done = true;
 			break;
 		}
+		if (h->type != RS_REC_SESSION_END ||
+		    h->size < offsetof(struct rs_rec_session_end, task_comm)) {
+			if (rp_feed_from(p, k, h))
+				return -1;
+			continue;
+		}
 		if (push(q, h))
 			return -1;
-		if (h->type == RS_REC_SESSION_END &&
-		    h->size >= offsetof(struct rs_rec_session_end, task_comm)) {
-			const struct rs_rec_session_end *e = (const void *)h;
-
-			q->has_end = true;
-			q->end_real = (int64_t)e->end_ts + m2r;
-			break;
-		}
+		q->has_end = true;
+		q->end_real = (int64_t)((const struct rs_rec_session_end *)h)->end_ts + m2r;
+		break;
 	}
 	return 0;
 }
@@ -85,7 +90,7 @@ int merge_feed(struct rp *p, struct rsf_reader **rd, size_t n, enum rsf_status *
 	if (!q)
 		return -1;
 	for (size_t k = 0; k < n && !ret; k++)
-		ret = refill(&q[k], rd[k], &st[k]);
+		ret = refill(p, k, &q[k], rd[k], &st[k]);
 	while (!ret) {
 		size_t best = n;
 
@@ -94,14 +99,11 @@ int merge_feed(struct rp *p, struct rsf_reader **rd, size_t n, enum rsf_status *
 				best = k;
 		if (best == n)
 			break;
-		if (drain(p, best, &q[best]) || refill(&q[best], rd[best], &st[best]))
+		if (drain(p, best, &q[best]) || refill(p, best, &q[best], rd[best], &st[best]))
 			ret = -1;
 	}
-	for (size_t k = 0; k < n; k++) {   /* records after the last END */
-		if (!ret && drain(p, k, &q[k]))
-			ret = -1;
+	for (size_t k = 0; k < n; k++)   /* the loop ends when no END waits */
 		free(q[k].buf);
-	}
 	free(q);
 	return ret;
 }

@@ -13,7 +13,9 @@
 #  * retsnoop-record --duration 3 stops by itself 3 s after it started
 #    recording and says why; --stop-after 5 stops by itself with exactly 5
 #    sessions in the file; live retsnoop --max-size 1M --stop-after 3 -o
-#    prints 3 sessions and leaves a flight recording of the same 3.
+#    prints 3 sessions and leaves a flight recording of the same 3;
+#  * --max-size smaller than the header: one line says so, exit 1, no file
+#    left, every probe detached.
 # Prints "vm-flight: N passed, N failed" last; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -76,6 +78,10 @@ echo \$? >/out/dur.rc
 echo \$? >/out/stop.rc
 ./retsnoop --max-size 1M --stop-after 3 -sn $G -o /out/live.rsr >/out/live.out 2>/out/live.err
 echo \$? >/out/live.rc
+# a cap smaller than the header: refused with one line, nothing left behind
+./retsnoop-record --max-size 500K $G -o /out/small.rsr >/dev/null 2>/out/small.err
+echo \$? >/out/small.rc
+cat /sys/kernel/tracing/enabled_functions >/out/small.enabled-after
 kill \$F1 \$F2
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -144,6 +150,19 @@ nl=$(grep -c 'TID/PID' "$OUT/live.out")
 check "live: printed exactly 3 sessions ($nl)" [ "$nl" = 3 ]
 check "live: the -o file is a flight recording" grep -q '^Max size: *flight recorder' <<<"$(rep info "$OUT/live.rsr")"
 check "live: and holds the same 3 sessions" [ "$(rep -sn "$OUT/live.rsr" | grep 'TID/PID')" = "$(grep 'TID/PID' "$OUT/live.out")" ]
+
+check "too small: exit 1 ($(cat "$OUT/small.rc"))" [ "$(cat "$OUT/small.rc")" = 1 ]
+check "too small: one line says why ($(head -c 300 "$OUT/small.err"))" \
+	bash -c '[ "$(grep -c "maximum size 512000 bytes is too small" "$1")" = 1 ]' _ "$OUT/small.err"
+check "too small: no file left behind" [ ! -e "$OUT/small.rsr" ]
+check "too small: every probe detached" bash -c '[ -f "$1" ] && [ ! -s "$1" ]' _ "$OUT/small.enabled-after"
+# what the flight recording holds plus what it overwrote is what was emitted
+em=$(rep info "$OUT/flight.rsr" | sed -n 's/^  sessions emitted *\([0-9]*\)/\1/p')
+kept=$(rep --format json "$OUT/flight.rsr" | grep -c .)
+ow=$(rep info "$OUT/flight.rsr" | sed -n 's/^Overwritten: *\([0-9]*\) session.*/\1/p')
+echo "info flight: $kept sessions kept + ${ow:-?} overwritten, ${em:-?} emitted by the BPF side"
+check "flight: kept + overwritten <= emitted ($kept + ${ow:-?} <= ${em:-?})" \
+	bash -c '[ -n "$2" ] && [ -n "$3" ] && [ $(($1 + $2)) -le "$3" ] && [ $(($1 + $2)) -gt $(($3 * 9 / 10)) ]' _ "$kept" "$ow" "$em"
 
 echo "$NAME: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -98,6 +98,14 @@ stop_rec nocommglob
 bg_rec commmix -n 'sim*' -N 'simo*'
 ./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
 stop_rec commmix
+# the most globs there can be (64 -n, 64 -N): the programs still load
+i=1; : >./n64; : >./N64
+while [ \$i -le 64 ]; do
+	[ \$i -lt 64 ] && echo "g\${i}x*" >>./n64; echo "*h\${i}?y" >>./N64; i=\$((i + 1))
+done
+bg_rec maxglobs -n @./n64 -n 'simf*' -N @./N64
+./simfail bpf-bad-map-max-entries-array; ./simother bpf-bad-map-key-size-array
+stop_rec maxglobs
 gated bpf-bad-map-max-entries-array; echo \$GATED >/out/pid.target
 bg_rec pid -p \$GATED
 touch ./go; wait \$GATED; ./simother bpf-bad-map-key-size-array
@@ -203,7 +211,7 @@ check "flood: the report shows the loss" grep -Eq 'missing|WARNING|dropped' <<<"
 
 # record-time process filters: each keeps one workload and removes the other
 heads() { rep "$OUT/$1.rsr" | grep 'TID/PID'; }
-for f in comm nocomm commglob nocommglob commmix pid nopid; do
+for f in comm nocomm commglob nocommglob commmix maxglobs pid nopid; do
 	check "$f: recorder stopped cleanly by SIGINT" [ "$(cat "$OUT/$f.rc" 2>/dev/null)" = 0 ]
 done
 h=$(heads comm)
@@ -221,6 +229,9 @@ check "-N '*oth?r': removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h
 h=$(heads commmix)
 check "-n 'sim*' -N 'simo*': keeps simfail" grep -q '(simfail/simfail)' <<<"$h"
 check "-n 'sim*' -N 'simo*': removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h"
+h=$(heads maxglobs)
+check "128 -n/-N globs: keeps simfail" grep -q '(simfail/simfail)' <<<"$h"
+check "128 -n/-N globs: removes simother" bash -c '! grep -q simother <<<"$1"' _ "$h"
 tp=$(cat "$OUT/pid.target" 2>/dev/null)
 h=$(heads pid)
 check "-p PID: keeps that process (${tp:-?})" grep -q "TID/PID $tp/$tp (simfail/simfail)" <<<"$h"
