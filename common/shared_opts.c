@@ -10,7 +10,7 @@
 enum {
 	SO_PID, SO_NOPID, SO_COMM, SO_NOCOMM, SO_ALLOW_ERR, SO_DENY_ERR, SO_LONGER, SO_SUCCESS,
 	SO_KERNEL, SO_SYMB, SO_BUILD_ID, SO_LBR_MAX, SO_CONFIG, SO_CONFIG_HELP, SO_VERBOSE,
-	SO_VERSION, SO_HELP, SO_USAGE,
+	SO_VERSION, SO_HELP, SO_USAGE, SO_LIST,
 };
 
 void shared_opts_init(struct shared_opts *s, unsigned cmd, shared_config_fn config,
@@ -151,6 +151,7 @@ static int shared_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case SO_CONFIG_HELP: s->config_help = true; return OPT_STOP;
 	case SO_HELP: s->help = true; return OPT_STOP;
 	case SO_USAGE: s->usage = true; return OPT_STOP;
+	case SO_LIST: s->list = true; return OPT_STOP;
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -195,6 +196,8 @@ const struct opt_spec shared_opt_table[] = {
 	  "print the version (-Vv when recording: feature\ndetection too)" },
 	{ NULL, "help", 'h', OPT_NOARG, NULL, SO_HELP, shared_parse, OPT_EVERY, 0, "this help" },
 	{ NULL, "usage", 0, OPT_NOARG, NULL, SO_USAGE, shared_parse, OPT_EVERY, 0, "a short synopsis" },
+	{ NULL, "list-options", 0, OPT_NOARG, NULL, SO_LIST, shared_parse, OPT_EVERY, OPT_HIDDEN,
+	  "the option table, one line an option (for the tests)" },
 };
 
 const size_t shared_opt_count = sizeof(shared_opt_table) / sizeof(shared_opt_table[0]);
