@@ -17,7 +17,9 @@
 #      of one such start-up: the top symbols.
 #
 # Usage: bench/record_profile.sh   (env: N=5000 syscalls, RUNS=3, KEEP=1,
-#        PARTS="progs reads startup perf" to run only some of them)
+#        PARTS="progs reads startup perf" to run only some of them,
+#        ICOUNT=shift=0,sleep=off: qemu -icount (see record_overhead.sh),
+#        BASE=older/retsnoop-record: its programs measured too, as rs0-*)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-5000}
@@ -36,12 +38,14 @@ if [ -n "${KEEP:-}" ]; then echo "record_profile: keeping $WORK" >&2; else trap 
 mkdir -p "$WORK/g" "$WORK/out"
 gcc -std=gnu11 -Wall -Wextra -O2 -static -o "$WORK/g/bench_tool" bench/bench_tool.c
 cp build/retsnoop-record "$WORK/g/"
+RSV=rs
+if [ -n "${BASE:-}" ]; then cp "$BASE" "$WORK/g/retsnoop-record.base"; RSV="rs rs0"; fi
 PERF=$(command -v perf)
 
 cat >"$WORK/g/guest.sh" <<EOF
 #!/bin/sh
 cd "\$(dirname "\$0")"
-N=$N RUNS=$RUNS PARTS="$PARTS"
+N=$N RUNS=$RUNS PARTS="$PARTS" RSV="$RSV"
 part() { case " \$PARTS " in *" \$1 "*) return 0;; esac; return 1; }
 AFF=/sys/kernel/tracing/available_filter_functions
 res() { echo "\$*" >>/out/res; }
@@ -69,7 +73,10 @@ part progs && for path in fail ok; do
 		-c "\$(w bt-kprobe-work)" >/dev/null 2>>/out/bt.err
 	for m in M F MT; do
 		case \$m in M) fl=-M;; F) fl=-F;; MT) fl="-M -T";; esac
-		./retsnoop-record \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$(w rs-\$m) 2>>/out/rs.err
+		for v in \$RSV; do
+			bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
+			\$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$(w \$v-\$m) 2>>/out/rs.err
+		done
 	done
 done
 echo 0 >/proc/sys/kernel/bpf_stats_enabled
@@ -94,7 +101,7 @@ perf report -i /tmp/perf.data --stdio --no-children --sort comm --percent-limit 
 EOF
 chmod +x "$WORK/g/guest.sh"
 echo "record_profile: one VM boot, N=$N syscalls per run; this takes a few minutes" >&2
-tests/vm/vmrun -q --timeout 3600 --kernel "$KIMG" --modules "$KMODS" --add "$WORK/g" \
+tests/vm/vmrun -q --timeout 3600 ${ICOUNT:+--icount "$ICOUNT"} --kernel "$KIMG" --modules "$KMODS" --add "$WORK/g" \
 	--add "$(command -v bpftrace):/usr/bin/bpftrace" --add "$(command -v bpftool):/usr/bin/bpftool" \
 	--add "$PERF:/usr/bin/perf" --out "$WORK/out" -- "$WORK/g/guest.sh" || {
 	echo "record_profile: the VM run failed" >&2; exit 1; }
