@@ -157,6 +157,8 @@ static size_t parse_args(int argc, char **argv, struct info_files *files, int *s
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
+	} else if (s.list) {
+		opt_list(stdout, &c);
 	} else if (s.help) {
 		printf("Usage: " PROG " [OPTIONS] FILE...\nDescribe recordings: header, attach details, "
 		       "session counts, drops and integrity.\n\n");
