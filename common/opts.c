@@ -371,6 +371,22 @@ void opt_help(FILE *f, const struct opt_cmdline *c)
 	}
 }
 
+void opt_list(FILE *f, const struct opt_cmdline *c)
+{
+	static const char *const args[] = { "none", "required", "optional" };
+
+	for (size_t g = 0; g < c->ngroups; g++)
+		for (size_t i = 0; i < c->groups[g].n; i++) {
+			const struct opt_spec *s = &c->groups[g].v[i];
+
+			if (!takes(c, s))
+				continue;
+			fprintf(f, "%s%c %s%s %s %s\n", s->shrt ? "-" : "", s->shrt ? s->shrt : '-',
+				s->lng ? "--" : "-", s->lng ? s->lng : "", args[s->arg],
+				s->value ? s->value : "-");
+		}
+}
+
 /* --usage: "[-abc] [-e GLOB] [--dry-run] ..." wrapped at 79 columns */
 static void usage_item(FILE *f, int *col, int indent, const char *item)
 {

@@ -113,6 +113,11 @@ void opt_error_print(FILE *f, const char *prog, int kind, const struct opt_error
 
 /* --help: the option list of the composition (sections, aligned columns) */
 void opt_help(FILE *f, const struct opt_cmdline *c);
+/* --list-options (hidden): one line per option the command takes, for the
+ * tests that check the man pages and the completion against the tables:
+ * "SHORT LONG ARG VALUE", "-" for what an option lacks, ARG one of none,
+ * required, optional */
+void opt_list(FILE *f, const struct opt_cmdline *c);
 /* --usage: one synopsis line per option group, wrapped */
 void opt_usage(FILE *f, const struct opt_cmdline *c, const char *words);
 

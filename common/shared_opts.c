@@ -10,7 +10,7 @@
 enum {
 	SO_PID, SO_NOPID, SO_COMM, SO_NOCOMM, SO_ALLOW_ERR, SO_DENY_ERR, SO_LONGER, SO_SUCCESS,
 	SO_KERNEL, SO_SYMB, SO_BUILD_ID, SO_LBR_MAX, SO_CONFIG, SO_CONFIG_HELP, SO_VERBOSE,
-	SO_VERSION, SO_HELP, SO_USAGE,
+	SO_VERSION, SO_HELP, SO_USAGE, SO_LIST,
 };
 
 void shared_opts_init(struct shared_opts *s, unsigned cmd, shared_config_fn config,
@@ -151,6 +151,7 @@ static int shared_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case SO_CONFIG_HELP: s->config_help = true; return OPT_STOP;
 	case SO_HELP: s->help = true; return OPT_STOP;
 	case SO_USAGE: s->usage = true; return OPT_STOP;
+	case SO_LIST: s->list = true; return OPT_STOP;
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -159,23 +160,23 @@ static int shared_parse(void *ctx, int id, const char *v, struct opt_error *e)
 #define RENDER (OPT_REPORT | OPT_LIVE)
 
 const struct opt_spec shared_opt_table[] = {
-	{ "Filters (the same when recording and reporting; -n/-N, -e/-a/-d: @FILE reads one value a line)",
+	{ "Filters (the same when recording and reporting; @FILE: a value a line)",
 	  "pid", 'p', OPT_REQUIRED, "PID", SO_PID, shared_parse, ALL, 0,
 	  "only this process (repeatable, up to 256)" },
 	{ NULL, "no-pid", 'P', OPT_REQUIRED, "PID", SO_NOPID, shared_parse, ALL, 0,
 	  "not this process (repeatable, up to 256)" },
 	{ NULL, "comm", 'n', OPT_REQUIRED, "GLOB", SO_COMM, shared_parse, ALL, OPT_AT_FILE,
-	  "only threads whose name matches (* and ?; repeatable, up to 64)" },
+	  "only threads whose name matches (* and ?;\nrepeatable, up to 64)" },
 	{ NULL, "no-comm", 'N', OPT_REQUIRED, "GLOB", SO_NOCOMM, shared_parse, ALL, OPT_AT_FILE,
-	  "not threads whose name matches (repeatable, up to 64)" },
+	  "not threads whose name matches (up to 64)" },
 	{ NULL, "allow-errors", 'x', OPT_REQUIRED, "ERR", SO_ALLOW_ERR, shared_parse, ALL, 0,
-	  "only sessions with this error (EINVAL, -ENOMEM, 12, NULL, any)" },
+	  "only sessions with this error (EINVAL, -ENOMEM,\n12, NULL, any)" },
 	{ NULL, "deny-errors", 'X', OPT_REQUIRED, "ERR", SO_DENY_ERR, shared_parse, ALL, 0,
 	  "not sessions with this error" },
 	{ NULL, "longer", 'L', OPT_REQUIRED, "MS", SO_LONGER, shared_parse, ALL, 0,
-	  "only sessions whose entry function took >= MS milliseconds\n(fractional: -L 0.5)" },
+	  "only sessions whose entry function took at least\nMS milliseconds (fractional: -L 0.5)" },
 	{ NULL, "success-stacks", 'S', OPT_OPTIONAL, "y|n", SO_SUCCESS, shared_parse, ALL, 0,
-	  "also sessions that did not fail (-Sn: failing ones only)" },
+	  "also sessions that did not fail\n(-Sn: failing ones only)" },
 	{ "Rendering", "symbolize", 's', OPT_OPTIONAL, "LEVEL", SO_SYMB, shared_parse, RENDER, 0,
 	  "-s source lines, -ss and inlines, -sn names only\n(default: -ss when a vmlinux with DWARF is found)" },
 	{ NULL, "allow-build-id-mismatch", 0, OPT_NOARG, NULL, SO_BUILD_ID, shared_parse, RENDER, 0,
@@ -183,8 +184,8 @@ const struct opt_spec shared_opt_table[] = {
 	{ NULL, "lbr-max-count", 0, OPT_REQUIRED, "N", SO_LBR_MAX, shared_parse, RENDER, 0,
 	  "same as -C fmt.lbr-max-count=N" },
 	{ "General", "kernel", 'k', OPT_REQUIRED, "VMLINUX", SO_KERNEL, shared_parse, ALL, 0,
-	  "vmlinux with DWARF (:path globs when recording; source lines\nwhen rendering; default: "
-	  "found by the kernel release or debuginfod)" },
+	  "vmlinux with DWARF (:path globs when recording,\nsource lines when rendering; default: found by\n"
+	  "the kernel release or debuginfod)" },
 	{ NULL, "config", 'C', OPT_REQUIRED, "KEY=VALUE", SO_CONFIG, shared_parse, ALL, 0,
 	  "advanced setting (repeatable; see --config-help)" },
 	{ NULL, "config-help", 0, OPT_NOARG, NULL, SO_CONFIG_HELP, shared_parse, ALL, 0,
@@ -192,9 +193,11 @@ const struct opt_spec shared_opt_table[] = {
 	{ NULL, "verbose", 'v', OPT_NOARG, NULL, SO_VERBOSE, shared_parse, OPT_EVERY, 0,
 	  "more detail (-vv, -vvv: libbpf logs too)" },
 	{ NULL, "version", 'V', OPT_NOARG, NULL, SO_VERSION, shared_parse, OPT_EVERY, 0,
-	  "print the version (-Vv when recording: feature detection too)" },
+	  "print the version (-Vv when recording: feature\ndetection too)" },
 	{ NULL, "help", 'h', OPT_NOARG, NULL, SO_HELP, shared_parse, OPT_EVERY, 0, "this help" },
 	{ NULL, "usage", 0, OPT_NOARG, NULL, SO_USAGE, shared_parse, OPT_EVERY, 0, "a short synopsis" },
+	{ NULL, "list-options", 0, OPT_NOARG, NULL, SO_LIST, shared_parse, OPT_EVERY, OPT_HIDDEN,
+	  "the option table, one line an option (for the tests)" },
 };
 
 const size_t shared_opt_count = sizeof(shared_opt_table) / sizeof(shared_opt_table[0]);

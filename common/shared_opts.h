@@ -45,7 +45,7 @@ struct shared_opts {
 	int symb;                      /* -s: -1 default, 0 -sn, 1 -s, 2 -ss */
 	bool allow_build_id_mismatch;
 	int verbose;                   /* -v, repeatable */
-	bool help, usage, config_help, version;
+	bool help, usage, config_help, version, list;
 	shared_config_fn config;
 	void *config_ctx;
 };

@@ -106,6 +106,15 @@ struct rsf_stats {
 	uint64_t prog_misses_known;     /* 1 when the recorder measured prog_misses */
 	uint64_t prog_misses_entry;     /* of prog_misses: the entry programs' (kprobe, fentry) */
 	uint64_t prog_misses_exit;      /* of prog_misses: the exit programs' (kretprobe, fexit) */
+	/* probes the kernel skipped before running any BPF program (kprobe
+	 * recursion, kretprobe instances exhausted), from the attach links'
+	 * missed counts (Linux 6.7+); not part of prog_misses */
+	uint64_t link_misses_known;     /* 1 when the kernel reported them per link */
+	uint64_t link_misses_entry;     /* of the entry links (kprobe, kprobe.multi) */
+	uint64_t link_misses_exit;      /* of the exit links (kretprobe, kretprobe.multi) */
+	uint64_t link_misses_nfuncs;    /* kprobe mode: functions whose links missed */
+	char link_misses_funcs[256];    /* kprobe mode: "name=count,..." of the
+					 * functions that missed most, by count */
 };
 
 /* ---------------------------------------------------------------- writer */
@@ -186,5 +195,9 @@ void rsf_reader_close(struct rsf_reader *r);
  * one "LABEL: N" line per non-zero counter of ST; nothing when all are
  * zero. */
 void rsf_print_drops(FILE *f, const struct rsf_stats *st);
+/* Which attach links missed probes, e.g. "kprobe links: vfs_read 30, 2
+ * other functions 5" or "kprobe.multi links: entry 10, exit 2"; prints
+ * nothing when no link missed. Returns whether it printed. */
+bool rsf_print_link_misses(FILE *f, const struct rsf_stats *st);
 
 #endif

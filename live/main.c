@@ -144,6 +144,8 @@ static int parse_args(struct live *l, int argc, char **argv, int *status)
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
+	} else if (s.list) {
+		opt_list(stdout, &c);
 	} else if (s.help) {
 		record_help_head(stdout, PROG, true);
 		opt_help(stdout, &c);

@@ -303,6 +303,8 @@ static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size
 		errno = e;
 		return -1;
 	}
+	if (t->nlinks % 2 == 0)   /* the pair's function, for tracer_link_misses */
+		t->link_funcs[t->nlinks / 2] = (uint32_t)i;
 	push_link(t, lx);
 	push_link(t, le);
 	return 0;
@@ -440,6 +442,12 @@ int tracer_attach(struct tracer *t, const struct selection *sel, int verbose, FI
 	switch (t->mode) {
 	case ATTACH_KPROBE_MULTI: ret = attach_multi(t, sel, verbose, err, errlen); break;
 	case ATTACH_KPROBE:
+		t->link_funcs = calloc(sel->n ? sel->n : 1, sizeof(*t->link_funcs));
+		if (!t->link_funcs) {
+			snprintf(err, errlen, "out of memory");
+			ret = -1;
+			break;
+		}
 		ret = attach_each(t, sel, verbose, attach_kprobe_one, "", "kprobes", err, errlen);
 		break;
 	case ATTACH_FENTRY: ret = attach_fentry(t, sel, verbose, err, errlen); break;
@@ -579,6 +587,7 @@ void tracer_close(struct tracer *t)
 		tracer_detach(t);
 	retsnoop_bpf__destroy(t->skel);
 	free(t->links);
+	free(t->link_funcs);
 	free(t->fds);
 	memset(t, 0, sizeof(*t));
 }

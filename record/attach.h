@@ -21,6 +21,7 @@ struct tracer {
 	enum attach_mode mode;
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
+	uint32_t *link_funcs;     /* kprobe mode: the function of links[2k], links[2k+1] */
 	int *fds;                 /* fentry mode: cloned program and link fds */
 	size_t nfds, fds_cap;
 	size_t attached, failed;

@@ -32,6 +32,8 @@ static int parse_args(struct record_opts *o, int argc, char **argv, int *status)
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
+	} else if (s.list) {
+		opt_list(stdout, &c);
 	} else if (s.help) {
 		record_help_head(stdout, PROG, false);
 		opt_help(stdout, &c);

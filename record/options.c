@@ -32,7 +32,8 @@ void record_help_head(FILE *f, const char *prog, bool live)
 void record_help_tail(FILE *f)
 {
 	fprintf(f,
-"  -- CMD ARGS...            run CMD, trace only it and its children, stop when it exits\n"
+"  -- CMD ARGS...            run CMD, trace only it and its children, stop\n"
+"                            when it exits\n"
 "Presets for -c: %s.\n", preset_names());
 }
 
@@ -209,16 +210,18 @@ const struct opt_spec record_opt_table[] = {
 	{ NULL, NULL, 'R', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
 	  "same as -B (retsnoop v0.9 name)" },
 	{ "Recording", "output", 'o', OPT_REQUIRED, "FILE", RO_OUTPUT, record_parse, REC, 0,
-	  "the recording, for retsnoop-report (mode 0600; optional live)" },
+	  "the recording, for retsnoop-report (mode 0600;\noptional live)" },
 	{ NULL, "max-size", 0, OPT_REQUIRED, "SIZE", RO_MAX_SIZE, record_parse, REC, 0,
-	  "flight recorder: -o FILE never exceeds SIZE (K, M, G suffixes);\n"
-	  "when full, the oldest sessions are overwritten" },
+	  "flight recorder: -o FILE never exceeds SIZE\n"
+	  "(K, M, G suffixes); when full, the oldest\n"
+	  "sessions are overwritten" },
 	{ NULL, "duration", 0, OPT_REQUIRED, "TIME", RO_DURATION, record_parse, REC, 0,
-	  "stop after TIME (seconds, or with ms, s, m, h: 90s, 1.5h)" },
+	  "stop after TIME (seconds, or with ms, s, m, h:\n"
+	  "90s, 1.5h)" },
 	{ NULL, "stop-after", 0, OPT_REQUIRED, "N", RO_STOP_AFTER, record_parse, REC, 0,
 	  "stop after N sessions were recorded (after -x/-X)" },
 	{ NULL, "dry-run", 0, OPT_NOARG, NULL, RO_DRY_RUN, record_parse, REC, 0,
-	  "select functions and stop (-v: list them, attach plan)" },
+	  "select functions and stop (-v: list them, the\nattach plan)" },
 };
 
 const size_t record_opt_count = sizeof(record_opt_table) / sizeof(record_opt_table[0]);

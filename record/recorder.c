@@ -10,6 +10,7 @@
 #include "record/lbr.h"
 #include "record/record_sink.h"
 #include "record/recorder.h"
+#include "record/link_misses.h"
 #include "record/select.h"
 #include "record/spawn.h"
 #include "record/stop_signal.h"
@@ -433,10 +434,11 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	struct prog_misses misses;
 	struct timespec ts;
 
+	memset(st, 0, sizeof(*st));
 	tracer_prog_misses(&r->tr, &misses);   /* before detach closes fentry clones */
+	tracer_link_misses(&r->tr, &r->sel, st);   /* and the links */
 
 	tracer_detach(&r->tr);
-	memset(st, 0, sizeof(*st));
 	tracer_stats(&r->tr, &st->bpf);
 	st->prog_misses = misses.total;
 	st->prog_misses_entry = misses.entry;

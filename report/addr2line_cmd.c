@@ -78,6 +78,8 @@ static int parse_args(struct a2l_opts *o, int argc, char **argv, int *status)
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
+	} else if (s.list) {
+		opt_list(stdout, &c);
 	} else if (s.help) {
 		printf("Usage: " PROG " -e VMLINUX [-i] [--dwarf-names] [--no-cache]\n"
 		       "Reads hex addresses (one per line) on stdin; prints FUNCTION PATH:LINE\n"

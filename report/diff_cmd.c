@@ -80,6 +80,8 @@ static int parse_args(struct diff_args *d, int argc, char **argv, int *status)
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
+	} else if (s.list) {
+		opt_list(stdout, &c);
 	} else if (s.help) {
 		printf("Usage: " PROG " [--format text|json] OLD NEW\n"
 		       "Failing call paths (entry function to the deepest failing function, "

@@ -157,6 +157,8 @@ static size_t parse_args(int argc, char **argv, struct info_files *files, int *s
 	if (r < 0) {
 		opt_error_print(stderr, PROG, r, &e);
 		*status = 2;
+	} else if (s.list) {
+		opt_list(stdout, &c);
 	} else if (s.help) {
 		printf("Usage: " PROG " [OPTIONS] FILE...\nDescribe recordings: header, attach details, "
 		       "session counts, drops and integrity.\n\n");
@@ -221,6 +223,22 @@ static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 		put_ring(rsf_reader_ring(rd));
 }
 
+/* probes the kernel skipped before any BPF program ran, per attach link
+ * (nothing when the kernel does not report them: before Linux 6.7, fentry) */
+static void print_link_misses(const struct rsf_stats *st)
+{
+	if (!st->link_misses_known)
+		return;
+	printf("  %-26s %" PRIu64, "missed by attach links",
+	       st->link_misses_entry + st->link_misses_exit);
+	if (st->link_misses_entry + st->link_misses_exit) {
+		fputs(" (", stdout);
+		rsf_print_link_misses(stdout, st);
+		fputs(")", stdout);
+	}
+	fputs("\n", stdout);
+}
+
 /* the trailer: attach results and every counter, zeros included
  * (RING_LOST: a flight recording lost older chunks) */
 static void print_trailer(const struct rsf_stats *st, const struct info_counts *c, bool ring_lost)
@@ -251,6 +269,7 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 		printf("  %-26s %" PRIu64 "\n", "missed probes", st->prog_misses);
 	else
 		printf("  %-26s %s\n", "missed probes", "(not recorded by this recorder version)");
+	print_link_misses(st);
 	if (b->sessions_emitted != in_file && !ring_lost)
 		printf("  note: %" PRIu64 " session record(s) emitted, %" PRIu64 " in the file\n",
 		       b->sessions_emitted, in_file);

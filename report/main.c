@@ -123,6 +123,8 @@ static int parse_args(struct report_cli *r, int argc, char **argv, int *status)
 	if (k < 0) {
 		opt_error_print(stderr, PROG, k, &e);
 		*status = 2;
+	} else if (r->s.list) {
+		opt_list(stdout, &r->c);
 	} else if (r->s.help) {
 		help(stdout, &r->c);
 	} else if (r->s.usage) {

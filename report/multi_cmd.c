@@ -27,6 +27,13 @@ static void add_stats(struct rsf_stats *sum, const struct rsf_stats *s)
 	sum->attach_ns += s->attach_ns;
 	sum->detach_ns += s->detach_ns;
 	sum->prog_misses += s->prog_misses;
+	sum->prog_misses_entry += s->prog_misses_entry;
+	sum->prog_misses_exit += s->prog_misses_exit;
+	if (s->link_misses_known) {   /* the sums; the per-function lists stay per file */
+		sum->link_misses_known = 1;
+		sum->link_misses_entry += s->link_misses_entry;
+		sum->link_misses_exit += s->link_misses_exit;
+	}
 }
 
 /* the views: what was asked for, else what any recording holds */

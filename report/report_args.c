@@ -104,24 +104,24 @@ const struct opt_spec report_opt_table[] = {
 	{ NULL, "errors-only", 0, OPT_NOARG, NULL, RA_ERRORS_ONLY, report_parse, REP, 0,
 	  "failing sessions only (as -Sn)" },
 	{ NULL, "stack-has", 0, OPT_REQUIRED, "GLOB", RA_STACK_HAS, report_parse, OUT, 0,
-	  "only sessions whose stack (logical, kernel, inlined with\nDWARF) has a matching "
-	  "function (repeatable, all must match;\nlive: the -o recording keeps every session)" },
+	  "only sessions whose stack (logical, kernel,\ninlined with DWARF) has a matching function\n"
+	  "(repeatable, all must match; live: the -o\nrecording keeps every session)" },
 	{ NULL, "entry", 0, OPT_REQUIRED, "GLOB", RA_ENTRY, report_parse, REP, 0,
 	  "entry function matches (repeatable, any of them)" },
 	{ NULL, "since", 0, OPT_REQUIRED, "T", RA_SINCE, report_parse, REP, 0,
-	  "sessions that started at or after T: HH:MM:SS[.frac],\n'YYYY-MM-DD HH:MM:SS' "
-	  "(local time) or +N[ns|us|ms|s|m|h]" },
+	  "sessions that started at or after T:\nHH:MM:SS[.frac], 'YYYY-MM-DD HH:MM:SS' (local\n"
+	  "time) or +N[ns|us|ms|s|m|h]" },
 	{ NULL, "until", 0, OPT_REQUIRED, "T", RA_UNTIL, report_parse, REP, 0,
 	  "sessions that started at or before T" },
 	{ "Outputs (the live retsnoop prints the same as retsnoop-report of its recording)",
 	  "format", 0, OPT_REQUIRED, "text|json", RA_FORMAT, report_parse, OUT, 0,
 	  "text views (default) or NDJSON, one session per line" },
 	{ NULL, "perfetto", 0, OPT_REQUIRED, "FILE", RA_PERFETTO, report_parse, OUT, 0,
-	  "also write Chrome trace-event JSON for ui.perfetto.dev" },
+	  "also write Chrome trace-event JSON\n(ui.perfetto.dev)" },
 	{ NULL, "folded", 0, OPT_NOARG, NULL, RA_FOLDED, report_parse, OUT, 0,
 	  "folded stacks for flamegraph.pl / inferno" },
 	{ NULL, "folded-weight", 0, OPT_REQUIRED, "count|latency", RA_FOLDED_WEIGHT, report_parse,
-	  OUT, 0, "weigh them by sessions or by self latency (us)" },
+	  OUT, 0, "by sessions or self latency (us)" },
 	{ NULL, "summary", 0, OPT_NOARG, NULL, RA_SUMMARY, report_parse, OUT, 0,
 	  "failing functions, error codes, latency percentiles" },
 };

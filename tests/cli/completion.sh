@@ -54,6 +54,19 @@ expect "retsnoop-report info -<TAB>" "$(build/retsnoop-report info --help | help
 	"$(comp retsnoop-report info -)"
 expect "retsnoop --con<TAB>" "$(printf '%s\n' --config --config-help)" "$(comp retsnoop --con)"
 
+# options that take a value (from the table, --list-options): the word
+# after them is their value, not a subcommand or a recording
+table_values() {  # CMD...: the short and long names of options with a required value
+	"$@" --list-options | awk '$3 == "required" { if ($1 != "-") print $1; if ($2 != "-") print $2 }'
+}
+missing=""
+for f in $(table_values build/retsnoop-report) $(table_values build/retsnoop-report addr2line) \
+	 $(table_values build/retsnoop-report diff); do
+	_retsnoop_report_value "$f" || missing="$missing $f"
+done
+[ -z "$missing" ] && ok || bad "completion: report options taking a value not known to _retsnoop_report_value:$missing"
+[ -n "$(table_values build/retsnoop-report)" ] && ok || bad "retsnoop-report --list-options lists no option with a value"
+
 # -c presets: the names in record/presets.c
 presets=$(sed -n 's/^[[:space:]]*{ "\([a-z0-9_-]*\)", [a-z0-9_]*_entry.*/\1/p' record/presets.c | sort -u)
 [ -n "$presets" ] && ok || bad "no preset names parsed from record/presets.c"

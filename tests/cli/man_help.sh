@@ -66,6 +66,15 @@ for cmd in retsnoop retsnoop-record retsnoop-report; do
 	# NAME line is "cmd \- summary" (what whatis/apropos read)
 	sed -n '/^\.SH NAME/{n;p}' "$page" | grep -q "^$cmd \\\\- " && ok || bad "$page: NAME line is not '$cmd \\- ...'"
 done
+# --help is the option table (hidden: --list-options, for these tests)
+for cmd in "retsnoop" "retsnoop-record" "retsnoop-report" "retsnoop-report info" \
+	   "retsnoop-report addr2line" "retsnoop-report diff"; do
+	set -- $cmd
+	"build/$1" "${@:2}" --list-options | awk '{ if ($1 != "-") print $1; if ($2 != "-") print $2 }' |
+		grep -vx -- --list-options | sort -u >"$W/table"
+	"build/$1" "${@:2}" --help | help_flags | grep -vx -- -- >"$W/helpf"
+	compare "$cmd --help vs its option table" "$W/helpf" "$W/table"
+done
 build/retsnoop-report addr2line --help | help_flags >"$W/a2l.help"
 man_flags docs/man/retsnoop-report.1 '^ADDR2LINE OPTIONS$' >"$W/a2l.man"
 compare "retsnoop-report addr2line --help vs its man section" "$W/a2l.help" "$W/a2l.man"

@@ -431,6 +431,30 @@ static void scen_flight(const char *dir)
 	max_size = 0;
 }
 
+/* missed probes as a 6.7+ kernel reports them per attach link: -K (one
+ * link pair per function: the functions named, by count, the rest summed)
+ * and -M (the entry and the exit kprobe.multi link) */
+static void scen_linkmiss(const char *dir, const char *name, bool per_func)
+{
+	struct rsf_writer *w = open_rec(dir, name);
+	struct rsf_stats st = clean_stats(1);
+
+	sess_map_create_enomem(w, 5000000000ULL + 372607000ULL, 8346);
+	st.prog_misses = 48;
+	st.prog_misses_known = 1;
+	st.prog_misses_entry = 40;
+	st.prog_misses_exit = 8;
+	st.link_misses_known = 1;
+	st.link_misses_entry = 30;
+	st.link_misses_exit = 7;
+	if (per_func) {
+		st.link_misses_nfuncs = 4;
+		snprintf(st.link_misses_funcs, sizeof(st.link_misses_funcs),
+			 "vfs_read=30,ksys_read=4");
+	}
+	close_rec(w, &st);
+}
+
 int main(int argc, char **argv)
 {
 	rb_prog = "mkrec";
@@ -448,5 +472,7 @@ int main(int argc, char **argv)
 	scen_notrailer(argv[1]);
 	scen_drops(argv[1]);
 	scen_flight(argv[1]);
+	scen_linkmiss(argv[1], "linkmiss_k.rsrec", true);
+	scen_linkmiss(argv[1], "linkmiss_m.rsrec", false);
 	return 0;
 }

@@ -61,6 +61,10 @@ case_ err_bad_bool      -C stacks.unfiltered=maybe kprobe_err.rsrec
 case_ two_files         kprobe_err.rsrec fexit.rsrec
 case_ flight_info       info flight.rsrec
 case_ flight_summary    summary flight.rsrec
+case_ linkmiss_k        linkmiss_k.rsrec
+case_ linkmiss_m        linkmiss_m.rsrec
+case_ linkmiss_k_info   info linkmiss_k.rsrec
+case_ linkmiss_m_info   info linkmiss_m.rsrec
 
 # the KASLR-shifted recording must render exactly like the unshifted one
 if diff <(tail -n +2 "$WORK/kprobe_err.out") <(tail -n +2 "$WORK/kaslr.out") >/dev/null; then

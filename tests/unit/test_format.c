@@ -207,6 +207,8 @@ static struct rsf_stats test_stats(void)
 		.ringbuf_lost = 21, .attach_ns = 22, .detach_ns = 23,
 		.funcs_attached = 24, .funcs_failed = 25, .end_realtime_ns = 1700000001000000000ull,
 		.prog_misses = 26, .prog_misses_known = 1, .prog_misses_entry = 20, .prog_misses_exit = 6,
+		.link_misses_known = 1, .link_misses_entry = 9, .link_misses_exit = 3,
+		.link_misses_nfuncs = 3, .link_misses_funcs = "vfs_read=7,ksys_read=3",
 	};
 	return s;
 }
@@ -491,6 +493,11 @@ static void test_records_roundtrip(void)
 		CHECK_INT(g->prog_misses_known, 1);
 		CHECK_INT(g->prog_misses_entry, 20);
 		CHECK_INT(g->prog_misses_exit, 6);
+		CHECK_INT(g->link_misses_known, 1);
+		CHECK_INT(g->link_misses_entry, 9);
+		CHECK_INT(g->link_misses_exit, 3);
+		CHECK_INT(g->link_misses_nfuncs, 3);
+		CHECK_STR(g->link_misses_funcs, "vfs_read=7,ksys_read=3");
 	}
 	/* after the end it stays at the end */
 	const struct rs_rec_hdr *h;
@@ -1189,6 +1196,77 @@ static void cleanup(void)
 		fprintf(stderr, "cannot remove %s\n", tmpdir);
 }
 
+/* the drop table of ST as text (caller frees) */
+static char *drops_text(const struct rsf_stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	rsf_print_drops(f, st);
+	fclose(f);
+	return buf;
+}
+
+#define MISSED_EXPLAINED "(traced calls the kernel ran without retsnoop's BPF program"
+
+/* MISSED PROBES names the attach links that missed, when the kernel said */
+static void test_drops_link_misses(void)
+{
+	struct rsf_stats st = { .prog_misses = 48, .prog_misses_known = 1,
+				.prog_misses_entry = 40, .prog_misses_exit = 8 };
+	char *t;
+
+	/* -K: the functions by count, the rest summed */
+	st.link_misses_known = 1;
+	st.link_misses_entry = 9;
+	st.link_misses_exit = 3;
+	st.link_misses_nfuncs = 3;
+	snprintf(st.link_misses_funcs, sizeof(st.link_misses_funcs), "vfs_read=7,ksys_read=3");
+	t = drops_text(&st);
+	CHECK(strstr(t, "MISSED PROBES:      60 (entry programs 40, exit programs 8; kprobe links: "
+		  "vfs_read 7, ksys_read 3, 1 other function 2)\n"));
+	CHECK(strstr(t, MISSED_EXPLAINED));
+	CHECK(strstr(t, "another BPF program or probe runs"));
+	free(t);
+	/* -M: the entry and the exit link */
+	st.link_misses_nfuncs = 0;
+	st.link_misses_funcs[0] = '\0';
+	t = drops_text(&st);
+	CHECK(strstr(t, "MISSED PROBES:      60 (entry programs 40, exit programs 8; "
+		  "kprobe.multi links: entry 9, exit 3)\n"));
+	free(t);
+	/* only the links missed */
+	struct rsf_stats links_only = st;
+	links_only.prog_misses = links_only.prog_misses_entry = links_only.prog_misses_exit = 0;
+	t = drops_text(&links_only);
+	CHECK(strstr(t, "WARNING!"));
+	CHECK(strstr(t, "MISSED PROBES:      12 (kprobe.multi links: entry 9, exit 3)\n"));
+	free(t);
+	/* links that missed nothing, or a kernel that does not report them
+	 * (counts ignored): the line of before */
+	const char *before = "MISSED PROBES:      48 (entry programs 40, exit programs 8)\n";
+	for (int k = 0; k < 2; k++) {
+		st.link_misses_known = (uint64_t)k;
+		st.link_misses_entry = st.link_misses_exit = k ? 0 : 5;
+		t = drops_text(&st);
+		CHECK(strstr(t, before));
+		CHECK(strstr(t, MISSED_EXPLAINED));
+		CHECK(!strstr(t, "links"));
+		CHECK(!strstr(t, "or probe"));
+		free(t);
+	}
+	/* a malformed list (no "=count") prints no entry, only the sum */
+	st.link_misses_known = 1;
+	st.link_misses_entry = 4;
+	st.link_misses_nfuncs = 2;
+	snprintf(st.link_misses_funcs, sizeof(st.link_misses_funcs), "garbage");
+	t = drops_text(&st);
+	CHECK(strstr(t, "kprobe links: 2 other functions 4)"));
+	free(t);
+	CHECK(!rsf_print_link_misses(stderr, &(struct rsf_stats){ .link_misses_entry = 1 }));
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_format.XXXXXX");
@@ -1210,6 +1288,7 @@ int main(void)
 	RUN(test_add_rejects);
 	RUN(test_write_error);
 	RUN(test_throughput);
+	RUN(test_drops_link_misses);
 	cleanup();
 	return TEST_REPORT("test_format");
 }
