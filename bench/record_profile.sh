@@ -66,7 +66,7 @@ echo 1 >/proc/sys/kernel/bpf_stats_enabled
 # the workload, then the programs' counters while they are still attached
 part progs && for path in fail ok; do
 	# w CONFIG: a script running the workload, then bpftool (bpftrace -c takes no arguments)
-	w() { printf '#!/bin/sh\n./bench_tool loop %s %s >/dev/null\nbpftool prog show >/out/ps.%s.%s\n' \$path \$N \$path \$1 >w-\$1.sh; chmod +x w-\$1.sh; echo ./w-\$1.sh; }
+	w() { printf '#!/bin/sh\n./bench_tool loop %s %s >/dev/null\nbpftool prog show >/out/ps.%s.%s\n' \$path \$N \$path \$1 >w-\$1.sh; chmod +x w-\$1.sh; echo \$PWD/w-\$1.sh; }
 	bpftrace -e "\$kp { } \$kr { }" -c "\$(w bt-kprobe-empty)" >/dev/null 2>>/out/bt.err
 	bpftrace -e "\$kf { } \$kx { }" -c "\$(w bt-fentry-empty)" >/dev/null 2>>/out/bt.err
 	bpftrace -e "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" \\

@@ -212,10 +212,12 @@ const struct opt_spec record_opt_table[] = {
 	{ "Recording", "output", 'o', OPT_REQUIRED, "FILE", RO_OUTPUT, record_parse, REC, 0,
 	  "the recording, for retsnoop-report (mode 0600;\noptional live)" },
 	{ NULL, "max-size", 0, OPT_REQUIRED, "SIZE", RO_MAX_SIZE, record_parse, REC, 0,
-	  "flight recorder: -o FILE never exceeds SIZE (K, M, G suffixes);\n"
-	  "when full, the oldest sessions are overwritten" },
+	  "flight recorder: -o FILE never exceeds SIZE\n"
+	  "(K, M, G suffixes); when full, the oldest\n"
+	  "sessions are overwritten" },
 	{ NULL, "duration", 0, OPT_REQUIRED, "TIME", RO_DURATION, record_parse, REC, 0,
-	  "stop after TIME (seconds, or with ms, s, m, h: 90s, 1.5h)" },
+	  "stop after TIME (seconds, or with ms, s, m, h:\n"
+	  "90s, 1.5h)" },
 	{ NULL, "stop-after", 0, OPT_REQUIRED, "N", RO_STOP_AFTER, record_parse, REC, 0,
 	  "stop after N sessions were recorded (after -x/-X)" },
 	{ NULL, "dry-run", 0, OPT_NOARG, NULL, RO_DRY_RUN, record_parse, REC, 0,
