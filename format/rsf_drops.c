@@ -54,8 +54,9 @@ bool rsf_print_link_misses(FILE *f, const struct rsf_stats *st)
 		return false;
 	if (st->link_misses_funcs[0])
 		print_funcs(f, st, total);
-	else
-		fprintf(f, "kprobe.multi links: entry %" PRIu64 ", exit %" PRIu64,
+	else   /* kprobe.multi, or kprobe links without their list (several files summed) */
+		fprintf(f, "%s links: entry %" PRIu64 ", exit %" PRIu64,
+			st->link_misses_nfuncs ? "kprobe" : "kprobe.multi",
 			st->link_misses_entry, st->link_misses_exit);
 	return true;
 }

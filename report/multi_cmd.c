@@ -33,6 +33,7 @@ static void add_stats(struct rsf_stats *sum, const struct rsf_stats *s)
 		sum->link_misses_known = 1;
 		sum->link_misses_entry += s->link_misses_entry;
 		sum->link_misses_exit += s->link_misses_exit;
+		sum->link_misses_nfuncs += s->link_misses_nfuncs;   /* non-zero: kprobe mode */
 	}
 }
 

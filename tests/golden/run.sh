@@ -65,6 +65,7 @@ case_ linkmiss_k        linkmiss_k.rsrec
 case_ linkmiss_m        linkmiss_m.rsrec
 case_ linkmiss_k_info   info linkmiss_k.rsrec
 case_ linkmiss_m_info   info linkmiss_m.rsrec
+case_ linkmiss_two      linkmiss_k.rsrec linkmiss_k.rsrec
 
 # the KASLR-shifted recording must render exactly like the unshifted one
 if diff <(tail -n +2 "$WORK/kprobe_err.out") <(tail -n +2 "$WORK/kaslr.out") >/dev/null; then

@@ -1236,6 +1236,12 @@ static void test_drops_link_misses(void)
 	CHECK(strstr(t, "MISSED PROBES:      60 (entry programs 40, exit programs 8; "
 		  "kprobe.multi links: entry 9, exit 3)\n"));
 	free(t);
+	/* kprobe links without their list (several recordings summed) */
+	st.link_misses_nfuncs = 5;
+	t = drops_text(&st);
+	CHECK(strstr(t, "; kprobe links: entry 9, exit 3)\n"));
+	free(t);
+	st.link_misses_nfuncs = 0;
 	/* only the links missed */
 	struct rsf_stats links_only = st;
 	links_only.prog_misses = links_only.prog_misses_entry = links_only.prog_misses_exit = 0;

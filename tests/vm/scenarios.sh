@@ -127,6 +127,10 @@ for m in M K F; do
 	run order-\$m \$R -\$m $ORDER_GLOBS -o /out/order-\$m.rsr -- sh -c './simfail pipe-write-no-reader; ./simfail bpf-prog-bad-helper'
 done
 run helper \$R -c bpf -S -T -o /out/helper.rsr -- ./simfail bpf-skb-load-bytes-bad
+# missed probes per attach link: get_perf_callchain runs only inside
+# retsnoop's program (the stack capture), so its kprobes always miss
+run linkmiss \$R -K $BPF_GLOBS -a get_perf_callchain -o /out/linkmiss.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
+run linkmiss-live ./retsnoop -K $BPF_GLOBS -a get_perf_callchain -- ./simfail bpf-bad-map-val-size-percpu-array
 dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -295,7 +299,20 @@ check "fentry: the recorded snapshot names the recorder's BPF programs" \
 # missed probes: the recorder splits them into entry and exit programs
 info=$(rep info "$OUT/stitch.rsr")
 read -r mp me mx <<<"$(sed -n 's/^ *missed probes *\([0-9]*\)\( (entry programs \([0-9]*\), exit programs \([0-9]*\))\)\{0,1\}$/\1 \3 \4/p' <<<"$info")"
-check "missed probes: ${mp:-?} = entry ${me:-0} + exit ${mx:-0}" [ -n "$mp" ] && [ "$mp" = "$(( ${me:-0} + ${mx:-0} ))" ]
+check "missed probes: ${mp:-?} = entry ${me:-0} + exit ${mx:-0}" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$mp" "$(( ${me:-0} + ${mx:-0} ))"
+# missed probes per attach link (the kernel's bpf_link_info has them since
+# 6.7): -K names the functions whose kprobes missed, in all three commands
+mline='^MISSED PROBES: +[0-9]+ \(.*kprobe links: ([a-z_0-9.]+ [0-9]+, )*get_perf_callchain [0-9]+'
+check "linkmiss: the recorder's MISSED PROBES line names get_perf_callchain's links" grep -Eq "$mline" "$OUT/linkmiss.err"
+check "linkmiss: the explanation follows it" bash -c 'grep -A1 "^MISSED PROBES" "$1" | tail -1 | grep -q "^ *(traced calls"' _ "$OUT/linkmiss.err"
+check "linkmiss: retsnoop-report names them too" bash -c 'TZ=UTC "$1" "$2" 2>&1 >/dev/null | grep -Eq "$3"' _ "$WORK/retsnoop-report" "$OUT/linkmiss.rsr" "$mline"
+check "linkmiss: live retsnoop names them too" grep -Eq "$mline" "$OUT/linkmiss-live.err"
+read -r ln lsum <<<"$(rep info "$OUT/linkmiss.rsr" | sed -n 's/^ *missed by attach links *\([0-9]*\) (kprobe links: \(.*\))$/\1, \2/p' |
+	awk -F', ' '{ s = 0; for (i = 2; i <= NF; i++) { n = split($i, a, " "); s += a[n] } print $1, s }')"
+check "linkmiss: info: missed by attach links ${ln:-?} = the listed counts ${lsum:-?}" \
+	bash -c '[ "${1:-0}" -gt 0 ] && [ "$1" = "$2" ]' _ "$ln" "$lsum"
+check "linkmiss: -M (kprobe.multi) recordings carry the links' counts too" grep -Eq '^ *missed by attach links +[0-9]+' <<<"$info"
 # a helper's error (BTF declares helpers u64) is an error
 n=$(rep --format json "$OUT/helper.rsr" | jq -s '[.[].trace[] | select(.type == "exit" and .func == "bpf_skb_load_bytes" and .result.is_error and .result.text == "-EFAULT")] | length')
 check "helper: bpf_skb_load_bytes fails with -EFAULT under BPF_PROG_TEST_RUN, shown as an error (${n:-0})" [ "${n:-0}" -ge 1 ]
