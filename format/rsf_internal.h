@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <zstd.h>
 #include "rsfile.h"
 
@@ -242,5 +243,9 @@ static inline uint64_t rsf_get64(const uint8_t *p)
 
 static inline void rsf_put32(uint8_t *p, uint32_t v) { __builtin_memcpy(p, &v, sizeof(v)); }
 static inline void rsf_put64(uint8_t *p, uint64_t v) { __builtin_memcpy(p, &v, sizeof(v)); }
+
+/* reads up to N bytes at OFF (fewer only at the end of the file), retrying
+ * on EINTR: the count, or -1 on an I/O error (rsf_pread.c) */
+ssize_t rsf_pread_full(int fd, void *buf, size_t n, uint64_t off);
 
 #endif

@@ -46,23 +46,6 @@ struct rsf_reader {
 	char err[512];
 };
 
-static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
 static void reader_free(struct rsf_reader *r)
 {
 	if (!r)
@@ -86,7 +69,7 @@ static void reader_free(struct rsf_reader *r)
 static bool check_file_hdr(int fd, const char *path, struct rsf_file_hdr *fh,
 			   char *err, size_t errlen)
 {
-	ssize_t n = pread_full(fd, fh, sizeof(*fh), 0);
+	ssize_t n = rsf_pread_full(fd, fh, sizeof(*fh), 0);
 
 	if (n < 0) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -147,7 +130,7 @@ static bool read_table_block(struct rsf_reader *r, const char *path, uint64_t fs
 	char msg[256];
 
 	for (;;) {
-		ssize_t n = pread_full(r->fd, &h, sizeof(h), r->off);
+		ssize_t n = rsf_pread_full(r->fd, &h, sizeof(h), r->off);
 		if (n < 0) {
 			snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 			return false;
@@ -200,7 +183,7 @@ static bool read_table_block(struct rsf_reader *r, const char *path, uint64_t fs
 		snprintf(err, errlen, "%s: out of memory reading the %s block", path, what);
 		return false;
 	}
-	ssize_t n = pread_full(r->fd, comp, h.comp_size, r->off + sizeof(h));
+	ssize_t n = rsf_pread_full(r->fd, comp, h.comp_size, r->off + sizeof(h));
 	if (n != (ssize_t)h.comp_size) {
 		snprintf(err, errlen, "%s: truncated: file ends inside the %s block at offset %llu",
 			 path, what, (unsigned long long)r->off);
@@ -427,7 +410,7 @@ static enum rsf_status load_chunk(struct rsf_reader *r, const struct rsf_block_h
 	    h->count == 0 || h->count > h->raw_size / RSF_REC_ALIGN)
 		return damage(r, "chunk %llu at offset %llu: bad lengths (compressed %u, raw %u, "
 			      "%u records)", idx, off, h->comp_size, h->raw_size, h->count);
-	ssize_t n = pread_full(r->fd, r->comp, h->comp_size, r->off + sizeof(*h));
+	ssize_t n = rsf_pread_full(r->fd, r->comp, h->comp_size, r->off + sizeof(*h));
 	if (n < 0)
 		return damage(r, "chunk %llu at offset %llu: read error: %s", idx, off, strerror(errno));
 	if (n < h->comp_size)
@@ -454,7 +437,7 @@ static enum rsf_status load_trailer(struct rsf_reader *r, const struct rsf_block
 	    h->raw_size > RSF_TRAILER_MAX)
 		return damage(r, "trailer at offset %llu: bad lengths (compressed %u, raw %u)",
 			      off, h->comp_size, h->raw_size);
-	ssize_t n = pread_full(r->fd, r->comp, h->comp_size, r->off + sizeof(*h));
+	ssize_t n = rsf_pread_full(r->fd, r->comp, h->comp_size, r->off + sizeof(*h));
 	if (n < 0)
 		return damage(r, "trailer at offset %llu: read error: %s", off, strerror(errno));
 	if (n < h->comp_size)
@@ -486,7 +469,7 @@ static enum rsf_status next_block(struct rsf_reader *r)
 	for (;;) {
 		struct rsf_block_hdr h;
 		unsigned long long off = r->off, idx = r->chunks;
-		ssize_t n = pread_full(r->fd, &h, sizeof(h), r->off);
+		ssize_t n = rsf_pread_full(r->fd, &h, sizeof(h), r->off);
 
 		if (n < 0)
 			return damage(r, "chunk %llu at offset %llu: read error: %s", idx, off,
@@ -552,7 +535,7 @@ static enum rsf_status ring_next_block(struct rsf_reader *r)
 			      (unsigned long long)r->ents[0].pre.seq - 1);
 	r->next_ent++;
 	r->off = e->off;
-	if (pread_full(r->fd, &h, sizeof(h), r->off) != (ssize_t)sizeof(h) ||
+	if (rsf_pread_full(r->fd, &h, sizeof(h), r->off) != (ssize_t)sizeof(h) ||
 	    rsf_block_check_hdr(&h) || h.type != e->type)
 		return damage(r, "chunk %llu at offset %llu: block changed while reading", idx,
 			      (unsigned long long)r->off);

@@ -21,23 +21,6 @@ struct scan {
 	size_t n, cap;
 };
 
-static ssize_t pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
 /* a ring block header and prefix at OFF (PROBE bytes at P), fully inside the ring */
 static bool probe_ok(const struct scan *s, const uint8_t *p, uint64_t off, struct rsf_ring_ent *e)
 {
@@ -89,7 +72,7 @@ static int scan_forward(struct scan *s, uint8_t *win, uint64_t *pos)
 
 	while (*pos + PROBE <= s->end) {
 		uint64_t want = s->end - *pos < WINDOW ? s->end - *pos : WINDOW;
-		ssize_t got = pread_all(s->fd, win, want, *pos);
+		ssize_t got = rsf_pread_full(s->fd, win, want, *pos);
 
 		if (got < 0)
 			return -1;
@@ -156,7 +139,7 @@ const char *rsf_ring_scan(int fd, uint64_t base, uint64_t end,
 		return "out of memory";
 	while (pos + PROBE <= end) {
 		struct rsf_ring_ent e;
-		ssize_t got = pread_all(fd, p, PROBE, pos);
+		ssize_t got = rsf_pread_full(fd, p, PROBE, pos);
 
 		if (got < 0) {
 			err = strerror(errno);
