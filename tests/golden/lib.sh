@@ -69,3 +69,26 @@ golden_done() {
 	echo "$GOLDEN_SUITE: $GOLDEN_PASS passed, $GOLDEN_FAIL failed"
 	[ "$GOLDEN_FAIL" = 0 ]
 }
+
+# golden_vm_setup SUITE PREFIX REC...: the set-up of the suites over the
+# committed VM recordings: builds retsnoop-report, needs jq, copies the
+# recordings tests/golden/data/REC.rsr into a fresh build/SUITE and works
+# there in UTC; sets REPORT, WORK and the GOLDEN_* variables
+golden_vm_setup() {
+	local suite=$1 prefix=$2 r
+	shift 2
+	fail_all() { echo "$GOLDEN_SUITE: $1" >&2; echo "$GOLDEN_SUITE: 0 passed, 1 failed"; exit 1; }
+	GOLDEN_SUITE=$suite GOLDEN_PREFIX=$prefix
+	make -s build/retsnoop-report >/dev/null || fail_all "cannot build retsnoop-report"
+	command -v jq >/dev/null || fail_all "jq is needed"
+	REPORT=$ROOT/build/retsnoop-report
+	WORK=$ROOT/build/$suite
+	GOLDEN_WORK=$WORK
+	rm -rf "$WORK"
+	mkdir -p "$WORK"
+	for r in "$@"; do
+		cp "tests/golden/data/$r.rsr" "$WORK/" || fail_all "no recording $r.rsr"
+	done
+	cd "$WORK" || exit 1
+	export TZ=UTC
+}

@@ -20,20 +20,9 @@
 # Prints "golden-multi: N passed, N failed".
 # shellcheck source=tests/golden/lib.sh
 . "$(dirname "$0")/lib.sh"
-fail_all() { echo "golden-multi: $1" >&2; echo "golden-multi: 0 passed, 1 failed"; exit 1; }
-
-make -s build/retsnoop-report >/dev/null || fail_all "cannot build retsnoop-report"
-command -v jq >/dev/null || fail_all "jq is needed"
-REPORT=$ROOT/build/retsnoop-report
-WORK=$ROOT/build/golden-multi
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cp tests/golden/data/vm-trace.rsr tests/golden/data/vm-bpf.rsr "$WORK/" || fail_all "no recordings"
-cd "$WORK" || exit 1
+golden_vm_setup golden-multi multi- vm-trace vm-bpf
 T=vm-trace.rsr
 B=vm-bpf.rsr
-export TZ=UTC
-GOLDEN_SUITE=golden-multi GOLDEN_WORK=$WORK GOLDEN_PREFIX=multi-
 
 check() {   # check NAME CONDITION-STATUS
 	if [ "$2" = 0 ]; then golden_ok; else golden_bad "$1"; fi

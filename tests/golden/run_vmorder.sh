@@ -24,20 +24,7 @@
 # Prints "golden-vmorder: N passed, N failed".
 # shellcheck source=tests/golden/lib.sh
 . "$(dirname "$0")/lib.sh"
-fail_all() { echo "golden-vmorder: $1" >&2; echo "golden-vmorder: 0 passed, 1 failed"; exit 1; }
-
-make -s build/retsnoop-report >/dev/null || fail_all "cannot build retsnoop-report"
-command -v jq >/dev/null || fail_all "jq is needed"
-REPORT=$ROOT/build/retsnoop-report
-WORK=$ROOT/build/golden-vmorder
-rm -rf "$WORK"
-mkdir -p "$WORK"
-for r in vm-order-M vm-order-K vm-order-F vm-helper; do
-	cp "tests/golden/data/$r.rsr" "$WORK/" || fail_all "no recording $r.rsr"
-done
-cd "$WORK" || exit 1
-export TZ=UTC
-GOLDEN_SUITE=golden-vmorder GOLDEN_WORK=$WORK GOLDEN_PREFIX=vmorder-
+golden_vm_setup golden-vmorder vmorder- vm-order-M vm-order-K vm-order-F vm-helper
 
 golden_case order-M vm-order-M.rsr
 golden_case order-K vm-order-K.rsr

@@ -19,20 +19,9 @@
 # Prints "golden-vmrec: N passed, N failed".
 # shellcheck source=tests/golden/lib.sh
 . "$(dirname "$0")/lib.sh"
-fail_all() { echo "golden-vmrec: $1" >&2; echo "golden-vmrec: 0 passed, 1 failed"; exit 1; }
-
-make -s build/retsnoop-report >/dev/null || fail_all "cannot build retsnoop-report"
-command -v jq >/dev/null || fail_all "jq is needed"
-REPORT=$ROOT/build/retsnoop-report
-WORK=$ROOT/build/golden-vmrec
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cp tests/golden/data/vm-trace.rsr tests/golden/data/vm-bpf.rsr "$WORK/" || fail_all "no recordings"
-cd "$WORK" || exit 1
+golden_vm_setup golden-vmrec vmrec- vm-trace vm-bpf
 T=vm-trace.rsr
 B=vm-bpf.rsr
-export TZ=UTC
-GOLDEN_SUITE=golden-vmrec GOLDEN_WORK=$WORK GOLDEN_PREFIX=vmrec-
 CHECK=$ROOT/tests/golden/check_report_json.py
 
 "$REPORT" --format json $T >all-T.json 2>/dev/null || fail_all "cannot render $T"
