@@ -73,15 +73,17 @@ static void fill_meta(struct rsf_meta *m, const struct record_opts *o, const str
 int file_header_build(struct file_header *h, const struct record_opts *o,
 		      const struct ksyms *ks, const struct selection *sel,
 		      const char *attach_mode, uint32_t features, const char *lbr_status,
-		      char *err, size_t errlen)
+		      struct ksyms *bpf_ks, char *err, size_t errlen)
 {
 	char bpf_err[256];
 
 	memset(h, 0, sizeof(*h));
 	fill_meta(&h->meta, o, ks, attach_mode, features, lbr_status);
 	kmodules_load(&h->mods);
-	/* best effort: without it, fentry stacks show raw addresses */
-	h->bpf_ks = ksyms_load_module(KALLSYMS_PATH, "bpf", bpf_err, sizeof(bpf_err));
+	/* BPF_KS from the recorder's KSYMBOL watch, else a second read (best
+	 * effort: without it, fentry stacks show raw addresses) */
+	h->bpf_ks = bpf_ks ? bpf_ks : ksyms_load_module(KALLSYMS_PATH, "bpf", bpf_err,
+							 sizeof(bpf_err));
 	h->ksyms = ksyms_snapshot(ks, h->bpf_ks, &h->nksyms);
 	h->funcs = calloc(sel->n ? sel->n : 1, sizeof(*h->funcs));
 	if (!h->ksyms || !h->funcs) {

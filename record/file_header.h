@@ -25,11 +25,12 @@ struct file_header {
 };
 
 /* lbr_status: why -B is not used (NULL when it is or was not asked for);
- * -1 with the reason in err */
+ * bpf_ks: the [bpf] symbols as they are now (taken over), or NULL: read
+ * them from /proc/kallsyms; -1 with the reason in err */
 int file_header_build(struct file_header *h, const struct record_opts *o,
 		      const struct ksyms *ks, const struct selection *sel,
 		      const char *attach_mode, uint32_t features, const char *lbr_status,
-		      char *err, size_t errlen);
+		      struct ksyms *bpf_ks, char *err, size_t errlen);
 void file_header_free(struct file_header *h);
 
 #endif

@@ -4,6 +4,7 @@
 #include "format/rsfile.h"
 #include "record/attach.h"
 #include "record/attach_plan.h"
+#include "record/bpf_ksym_watch.h"
 #include "record/capture.h"
 #include "record/features.h"
 #include "record/file_header.h"
@@ -42,6 +43,7 @@ struct recorder {
 	bool failed;               /* a step failed: exit status 1 */
 	struct features feat;
 	struct ksyms *ks;
+	struct bpf_ksym_watch kw;  /* [bpf] symbols added from before ks was read */
 	struct btf *btf;
 	struct selection sel;
 	enum attach_mode mode;
@@ -166,6 +168,7 @@ static int load_kernel_symbols(struct recorder *r)
 	size_t cnt;
 	const struct ksym *k;
 
+	bpf_ksym_watch_open(&r->kw);   /* failing: the header re-reads kallsyms */
 	r->ks = ksyms_load_file("/proc/kallsyms", r->err, sizeof(r->err));
 	if (!r->ks)
 		return failed(r);
@@ -309,8 +312,11 @@ static int open_outputs(struct recorder *r)
 	struct file_header *h = &r->hdr;
 	const char *lbr_status = o->lbr && !r->feat.lbr ? r->lbr_why : NULL;
 
+	struct ksyms *bpf_ks = bpf_ksym_watch_collect(&r->kw, r->ks);
+
+	bpf_ksym_watch_close(&r->kw);
 	if (file_header_build(h, o, r->ks, &r->sel, attach_mode_name(r->mode),
-			      features_mask(&r->feat), lbr_status, r->err, sizeof(r->err)))
+			      features_mask(&r->feat), lbr_status, bpf_ks, r->err, sizeof(r->err)))
 		return failed(r);
 	if (lbr_status)
 		fprintf(r->log, "%s: LBR (-B) unavailable: %s; recording continues without it\n",
@@ -504,6 +510,7 @@ void recorder_free(struct recorder *r)
 	file_header_free(&r->hdr);
 	selection_free(&r->sel);
 	btf__free(r->btf);
+	bpf_ksym_watch_close(&r->kw);
 	if (r->ks)
 		ksyms_free(r->ks);
 	free(r);
