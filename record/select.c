@@ -219,7 +219,9 @@ static char *read_whole(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
-static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t errlen)
+/* *TEXT: the file's contents, which the entries' names point into */
+static int read_traceable(struct tentry **out, size_t *nout, char **textp, char *err,
+			  size_t errlen)
 {
 	const char *path = traceable_list_path();
 	char *text, *line, *next;
@@ -260,26 +262,25 @@ static int read_traceable(struct tentry **out, size_t *nout, char *err, size_t e
 				break;
 			v = nv;
 		}
-		v[n].name = strdup(name);
-		v[n].module = mod ? strdup(mod) : NULL;
+		v[n].name = name;
+		v[n].module = mod;
 		v[n].count = 1;
 		v[n].entry = false;
 		n++;
 	}
-	free(text);
 	if (!n) {
 		snprintf(err, errlen, "%s is empty: this kernel has no traceable functions", path);
+		free(text);
 		free(v);
 		return -1;
 	}
+	*textp = text;
 	/* sort and merge duplicates (same-named static functions) */
 	qsort(v, n, sizeof(*v), cmp_tentry);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && !cmp_tentry(&v[w - 1], &v[i])) {
 			v[w - 1].count++;
-			free(v[i].name);
-			free(v[i].module);
 			continue;
 		}
 		v[w++] = v[i];
@@ -309,6 +310,7 @@ struct select_ctx {
 	bool need_btf;
 	struct glob_set enforced;   /* presets.c's deny list */
 	struct tentry *all;         /* the traceable list */
+	char *all_text;             /* the file its names point into */
 	size_t nall, cap;
 	struct kidx k;
 	struct bidx b;
@@ -473,11 +475,8 @@ static int note_globs(struct select_ctx *c, struct selection *out)
 
 static void select_ctx_free(struct select_ctx *c)
 {
-	for (size_t i = 0; i < c->nall; i++) {
-		free(c->all[i].name);
-		free(c->all[i].module);
-	}
 	free(c->all);
+	free(c->all_text);
 	free(c->b.v);
 	free(c->entry_hits);
 	free(c->allow_hits);
@@ -490,7 +489,7 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 {
 	for (int i = 0; enforced_deny[i]; i++)
 		glob_set_add(&c->enforced, enforced_deny[i], err, errlen);
-	if (read_traceable(&c->all, &c->nall, err, errlen))
+	if (read_traceable(&c->all, &c->nall, &c->all_text, err, errlen))
 		return -1;
 	out->traceable_total = c->nall;
 	kidx_init(&c->k, ks);
