@@ -15,18 +15,9 @@
 #include "format/rsfile.h"
 #include "format/rsf_internal.h"
 #include "testlib.h"
+#include "test_tmpdir.h"
 
-static char tmpdir[64];
 static char errbuf[512];
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
-	return buf[k];
-}
 
 /* ---------------------------------------------------------------- inputs */
 static void make_meta(struct rsf_meta *m)
@@ -1188,14 +1179,6 @@ static void test_throughput(void)
 	unlink(p);
 }
 
-static void cleanup(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-}
-
 /* the drop table of ST as text (caller frees) */
 static char *drops_text(const struct rsf_stats *st)
 {
@@ -1275,11 +1258,8 @@ static void test_drops_link_misses(void)
 
 int main(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_format.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
+	if (tmpdir_make("test_format"))
 		return 1;
-	}
 	RUN(test_meta_roundtrip);
 	RUN(test_tables_roundtrip);
 	RUN(test_records_roundtrip);
@@ -1295,6 +1275,6 @@ int main(void)
 	RUN(test_write_error);
 	RUN(test_throughput);
 	RUN(test_drops_link_misses);
-	cleanup();
+	tmpdir_remove();
 	return TEST_REPORT("test_format");
 }

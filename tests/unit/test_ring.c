@@ -18,19 +18,9 @@
 #include "format/rsfile.h"
 #include "format/rsf_internal.h"
 #include "testlib.h"
+#include "test_tmpdir.h"
 
-static char tmpdir[64];
 static char errbuf[512];
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
-	return buf[k];
-}
 
 static uint64_t file_size(const char *path)
 {
@@ -583,11 +573,8 @@ static void test_plain_stays_v1(void)
 
 int main(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_ring.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
+	if (tmpdir_make("test_ring"))
 		return 1;
-	}
 	RUN(test_ring_no_wrap);
 	RUN(test_ring_wrap);
 	RUN(test_ring_cut_sessions);
@@ -597,9 +584,6 @@ int main(void)
 	RUN(test_ring_flipped);
 	RUN(test_ring_refusals);
 	RUN(test_plain_stays_v1);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	tmpdir_remove();
 	return TEST_REPORT("test_ring");
 }
