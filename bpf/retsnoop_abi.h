@@ -10,6 +10,7 @@ typedef unsigned char rs_u8;
 typedef unsigned short rs_u16;
 typedef unsigned int rs_u32;
 typedef unsigned long long rs_u64;
+typedef short rs_s16;
 typedef int rs_s32;
 typedef long long rs_s64;
 #else
@@ -18,6 +19,7 @@ typedef uint8_t rs_u8;
 typedef uint16_t rs_u16;
 typedef uint32_t rs_u32;
 typedef uint64_t rs_u64;
+typedef int16_t rs_s16;
 typedef int32_t rs_s32;
 typedef int64_t rs_s64;
 #endif
@@ -54,7 +56,18 @@ enum rs_rec_type {
 	RS_REC_TRACE_ENTRY   = 3, /* -T: function entry */
 	RS_REC_TRACE_EXIT    = 4, /* -T: function exit */
 	RS_REC_LBR           = 5, /* -B: branch records of a session */
+	RS_REC_FUNC_ARGS     = 6, /* -A: arguments of one traced call */
+	RS_REC_PROBE         = 7, /* -J: an injected probe hit inside a session */
+	RS_REC_USTACK        = 8, /* -U: user registers and stack copy of a session */
+	RS_REC_UMAPS         = 9, /* -U: a process's executable mappings (written by
+				   * the recorder from user space, not by BPF) */
 };
+
+/* Variable-sized records (FUNC_ARGS, PROBE, USTACK, UMAPS): hdr.size is
+ * the fixed part plus the bytes that follow it, rounded up to 8; readers
+ * take the payload length from the record's own length field and check it
+ * against hdr.size. */
+#define RS_REC_ALIGN(n) (((n) + 7) & ~7u)
 
 /* every record starts with this; size covers the whole record */
 struct rs_rec_hdr {
@@ -129,6 +142,118 @@ struct rs_rec_lbr {
 	rs_s32 lbrs_sz;                   /* bytes of lbrs[] (negative: error) */
 	rs_u32 _pad;
 	struct rs_lbr_entry lbrs[RS_MAX_LBR_ENTRIES];
+};
+
+/* ------------------------------------------------------------ -A arguments */
+#define RS_MAX_FUNC_ARGS 12      /* descriptors per record: named args + vararg slots */
+
+enum rs_arg_kind {
+	RS_ARG_NONE     = 0,
+	RS_ARG_VALUE    = 1,    /* the value's bytes (integer, enum, struct/union by value) */
+	RS_ARG_STR      = 2,    /* char *: the string read through the pointer (NUL not kept) */
+	RS_ARG_PTR_DATA = 3,    /* pointer to a sized type: the pointee's bytes */
+	RS_ARG_PTR      = 4,    /* other pointers (or -C args.capture-raw-ptrs): 8-byte value */
+	RS_ARG_VARARG   = 5,    /* one 8-byte slot of printf-like varargs */
+	RS_ARG_RAW      = 6,    /* no BTF for the function: one raw 8-byte argument register */
+};
+
+enum rs_arg_flags {
+	RS_ARGF_TRUNC   = 0x01, /* captured bytes were cut to a -C args.* budget */
+	RS_ARGF_USER    = 0x02, /* read from user memory */
+	RS_ARGF_NULL    = 0x04, /* the pointer was NULL (len 0) */
+	RS_ARGF_UNAVAIL = 0x08, /* passed on the stack, which fentry cannot read (len 0) */
+	RS_ARGF_ERR     = 0x10, /* the read failed: err holds -errno (len 0) */
+	RS_ARGF_STRISH  = 0x20, /* vararg slot that looked like a kernel address:
+				 * its string follows the slot's 8 bytes */
+};
+
+struct rs_arg_desc {
+	rs_u8 kind;              /* enum rs_arg_kind */
+	rs_u8 flags;             /* enum rs_arg_flags */
+	rs_s16 err;              /* -errno with RS_ARGF_ERR */
+	rs_u16 len;              /* bytes of this argument in data[] */
+	rs_u16 off;              /* offset of those bytes in data[] (8-byte aligned) */
+};
+
+enum rs_args_rec_flags {
+	RS_ARGS_BUDGET  = 0x01, /* args.max-total-args-size cut later arguments */
+	RS_ARGS_NO_BTF  = 0x02, /* the function has no BTF: RS_ARG_RAW registers */
+};
+
+struct rs_rec_func_args {
+	struct rs_rec_hdr hdr;            /* RS_REC_FUNC_ARGS */
+	rs_u64 sess_id;
+	rs_u32 seq_id;                    /* the call's entry seq_id (rs_frame.seq_id) */
+	rs_u32 func_id;
+	rs_u8 nargs;                      /* valid entries of args[] */
+	rs_u8 flags;                      /* enum rs_args_rec_flags */
+	rs_u16 data_len;                  /* bytes of data[] */
+	rs_u32 _pad;
+	struct rs_arg_desc args[RS_MAX_FUNC_ARGS];
+	rs_u8 data[];
+};
+
+/* ------------------------------------------------------- -J injected probes */
+enum rs_probe_flags {
+	RS_PROBEF_CTX     = 0x01, /* data[] holds the hit's context (-A) */
+	RS_PROBEF_TRUNC   = 0x02, /* context cut to args.max-sized-arg-size */
+	RS_PROBEF_CTX_ERR = 0x04, /* reading the context failed: ctx_len is -errno */
+};
+
+struct rs_rec_probe {
+	struct rs_rec_hdr hdr;            /* RS_REC_PROBE */
+	rs_u64 sess_id;
+	rs_u64 ts;                        /* bpf_ktime_get_ns() */
+	rs_u32 seq_id;                    /* place in the session's call sequence */
+	rs_u32 probe_id;                  /* index into the recording's "probes" table */
+	rs_u16 depth;                     /* traced frames running at the hit */
+	rs_u16 flags;                     /* enum rs_probe_flags */
+	rs_s32 ctx_len;                   /* bytes of data[] (negative: -errno) */
+	rs_u8 data[];                     /* kprobe/kretprobe: struct pt_regs; rawtp: the
+					   * u64 arguments; tp: the raw trace event record */
+};
+
+/* ------------------------------------------------------ -U user stacks */
+#define RS_USER_NREGS 21          /* x86-64 struct pt_regs, in the kernel's order:
+				   * r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di
+				   * orig_ax ip cs flags sp ss */
+
+enum rs_ustack_flags {
+	RS_USTACKF_SHORT   = 0x01, /* the copy stopped at an unreadable page */
+	RS_USTACKF_NO_USER = 0x02, /* a kernel thread: no user registers or stack */
+	RS_USTACKF_ERR     = 0x04, /* reading failed from the start: err holds -errno */
+};
+
+struct rs_rec_ustack {
+	struct rs_rec_hdr hdr;            /* RS_REC_USTACK, before its SESSION_END */
+	rs_u64 sess_id;
+	rs_u32 tid, pid;
+	rs_u32 flags;                     /* enum rs_ustack_flags */
+	rs_s32 err;
+	rs_u64 regs[RS_USER_NREGS];       /* the task's user pt_regs */
+	rs_u64 stack_addr;                /* user address of stack[0] (= regs' sp) */
+	rs_u32 stack_len;                 /* bytes of stack[] */
+	rs_u32 _pad;
+	rs_u8 stack[];
+};
+
+struct rs_umap {
+	rs_u64 start, end, pgoff;         /* as in /proc/PID/maps */
+	rs_u8 build_id[20];
+	rs_u8 build_id_len;               /* 0: none found */
+	rs_u8 _pad[3];
+	rs_u32 path_off;                  /* offset of the NUL-terminated path in the
+					   * record's strings (after maps[]) */
+};
+
+struct rs_rec_umaps {
+	struct rs_rec_hdr hdr;            /* RS_REC_UMAPS */
+	rs_u64 ts;                        /* bpf_ktime_get_ns() clock when read */
+	rs_u32 pid;
+	rs_u32 nmaps;                     /* entries of maps[]; the strings follow */
+	rs_u32 strings_len;
+	rs_u32 _pad;
+	struct rs_umap maps[];
 };
 
 /* BPF-side global counters (in .bss), copied to the file's trailer */

@@ -127,6 +127,7 @@ const char *rsf_block_type_name(uint32_t type)
 	case RSF_BLK_TRAILER: return "trailer";
 	case RSF_BLK_RCHUNK:  return "ring chunk";
 	case RSF_BLK_RTRAILER: return "ring trailer";
+	case RSF_BLK_BLOB:    return "header blob";
 	default:              return "unknown";
 	}
 }

@@ -44,6 +44,7 @@ enum rsf_block_type {
 	RSF_BLK_TRAILER = 6,
 	RSF_BLK_RCHUNK  = 7,     /* version 2 ring: a chunk behind a ring prefix */
 	RSF_BLK_RTRAILER = 8,    /* version 2 ring: the trailer behind a ring prefix */
+	RSF_BLK_BLOB    = 9,     /* optional named header blob (after the function table) */
 };
 
 /* version 2 (flight recording): the first RSF_RING_PREFIX_SIZE payload
@@ -74,6 +75,7 @@ struct rsf_block_hdr {                   /* 32 bytes before every block */
 };
 
 /* sanity limits a reader applies before allocating anything */
+#define RSF_MAX_BLOBS        32             /* header blobs a reader keeps */
 #define RSF_TABLE_MAX        (256u << 20)    /* raw or compressed size of a header block */
 #define RSF_TRAILER_MAX      (64u << 10)
 #define RSF_CHUNK_COMP_MAX   (ZSTD_COMPRESSBOUND(RSF_CHUNK_MAX) + RSF_RING_PREFIX_SIZE)

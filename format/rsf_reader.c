@@ -26,6 +26,13 @@ struct rsf_reader {
 	size_t nmods;
 	struct rsf_func *funcs;
 	size_t nfuncs;
+	struct reader_blob {
+		const char *name;
+		const uint8_t *data;
+		size_t size;
+		uint8_t *raw;           /* the block's payload: name, NUL, padding, data */
+	} blobs[RSF_MAX_BLOBS];
+	size_t nblobs;
 
 	ZSTD_DCtx *dctx;
 	uint8_t *comp;                  /* RSF_CHUNK_COMP_MAX: compressed chunk */
@@ -54,6 +61,8 @@ static void reader_free(struct rsf_reader *r)
 		close(r->fd);
 	for (size_t i = 0; i < sizeof(r->tab_raw) / sizeof(r->tab_raw[0]); i++)
 		free(r->tab_raw[i]);
+	for (size_t i = 0; i < r->nblobs; i++)
+		free(r->blobs[i].raw);
 	free(r->ksyms);
 	free(r->mods);
 	free(r->funcs);
@@ -243,6 +252,40 @@ static bool load_header_blocks(struct rsf_reader *r, const char *path, uint64_t 
 	return true;
 }
 
+/* the optional named blobs right after the function table */
+static bool load_blobs(struct rsf_reader *r, const char *path, uint64_t fsize,
+		       char *err, size_t errlen)
+{
+	for (;;) {
+		struct rsf_block_hdr h;
+		uint32_t len, count;
+		uint8_t *raw;
+
+		if (rsf_pread_full(r->fd, &h, sizeof(h), r->off) != (ssize_t)sizeof(h) ||
+		    h.type != RSF_BLK_BLOB)
+			return true;    /* no more blobs: the next block is read later */
+		if (r->nblobs == RSF_MAX_BLOBS) {
+			snprintf(err, errlen, "%s: corrupt header: more than %d header blobs",
+				 path, RSF_MAX_BLOBS);
+			return false;
+		}
+		if (!read_table_block(r, path, fsize, RSF_BLK_BLOB, &raw, &len, &count,
+				      err, errlen))
+			return false;
+		size_t nlen = strnlen((const char *)raw, len);
+		size_t doff = (nlen + 1 + 7) & ~(size_t)7;
+		if (nlen == 0 || nlen > RSF_BLOB_NAME_MAX || doff > len) {
+			free(raw);
+			snprintf(err, errlen, "%s: corrupt header blob %zu: bad name", path,
+				 r->nblobs);
+			return false;
+		}
+		r->blobs[r->nblobs++] = (struct reader_blob){
+			.name = (const char *)raw, .data = raw + doff, .size = len - doff, .raw = raw,
+		};
+	}
+}
+
 /* the ring's live blocks, and what the oldest of them says was overwritten */
 static bool ring_open(struct rsf_reader *r, const char *path, uint64_t fsize,
 		      char *err, size_t errlen)
@@ -309,7 +352,8 @@ struct rsf_reader *rsf_reader_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	r->off = RSF_FILE_HDR_SIZE;
-	if (!load_header_blocks(r, path, (uint64_t)st.st_size, err, errlen))
+	if (!load_header_blocks(r, path, (uint64_t)st.st_size, err, errlen) ||
+	    !load_blobs(r, path, (uint64_t)st.st_size, err, errlen))
 		goto fail;
 	r->meta.format_version = fh.version;
 	r->meta.endian_word = fh.endian;
@@ -349,6 +393,20 @@ const struct rsf_func *rsf_reader_funcs(const struct rsf_reader *r, size_t *n)
 }
 
 /* --------------------------------------------------------------- records */
+const void *rsf_reader_blob(const struct rsf_reader *r, const char *name, size_t *size)
+{
+	for (size_t i = 0; i < r->nblobs; i++) {
+		if (strcmp(r->blobs[i].name, name) == 0) {
+			if (size)
+				*size = r->blobs[i].size;
+			return r->blobs[i].data;
+		}
+	}
+	if (size)
+		*size = 0;
+	return NULL;
+}
+
 static enum rsf_status damage(struct rsf_reader *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

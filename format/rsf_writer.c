@@ -191,10 +191,24 @@ static void writer_free(struct rsf_writer *w)
 	free(w);
 }
 
+/* a blob block's payload: the name, NUL, zeros up to 8 bytes, the data */
+static int encode_blob(const struct rsf_blob *b, struct rsf_buf *out)
+{
+	size_t nlen = strlen(b->name), doff = (nlen + 1 + 7) & ~(size_t)7;
+	static const uint8_t zeros[8];
+
+	out->len = 0;
+	if (rsf_buf_append(out, b->name, nlen) || rsf_buf_append(out, zeros, doff - nlen) ||
+	    rsf_buf_append(out, b->data, b->size))
+		return -1;
+	return 0;
+}
+
 static int write_header(struct rsf_writer *w, const struct rsf_meta *meta,
 			const struct rsf_ksym *ksyms, size_t nksyms,
 			const struct rsf_module *mods, size_t nmods,
-			const struct rsf_func *funcs, size_t nfuncs)
+			const struct rsf_func *funcs, size_t nfuncs,
+			const struct rsf_blob *blobs, size_t nblobs)
 {
 	struct rsf_file_hdr fh = {
 		.version = w->ring ? RSF_FORMAT_VERSION : RSF_FORMAT_V1,
@@ -229,6 +243,14 @@ static int write_header(struct rsf_writer *w, const struct rsf_meta *meta,
 	if ((e = rsf_table_encode_funcs(funcs, nfuncs, &raw)) ||
 	    write_block(w, RSF_BLK_FUNCS, (uint32_t)nfuncs, raw.data, raw.len))
 		goto out;
+	for (size_t i = 0; i < nblobs; i++) {
+		if (encode_blob(&blobs[i], &raw)) {
+			set_err(w, "%s: out of memory", w->path);
+			goto out;
+		}
+		if (write_block(w, RSF_BLK_BLOB, 1, raw.data, raw.len))
+			goto out;
+	}
 	ret = 0;
 out:
 	if (e)
@@ -267,7 +289,34 @@ struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta
 				   const struct rsf_func *funcs, size_t nfuncs,
 				   char *err, size_t errlen)
 {
-	if (!path || !meta || (nksyms && !ksyms) || (nmods && !mods) || (nfuncs && !funcs)) {
+	return rsf_writer_open_blobs(path, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs,
+				     NULL, 0, err, errlen);
+}
+
+static bool blobs_valid(const struct rsf_blob *blobs, size_t nblobs)
+{
+	if (nblobs > RSF_MAX_BLOBS || (nblobs && !blobs))
+		return false;
+	for (size_t i = 0; i < nblobs; i++) {
+		if (!blobs[i].name || !blobs[i].name[0] ||
+		    strlen(blobs[i].name) > RSF_BLOB_NAME_MAX || (blobs[i].size && !blobs[i].data))
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(blobs[i].name, blobs[j].name) == 0)
+				return false;
+	}
+	return true;
+}
+
+struct rsf_writer *rsf_writer_open_blobs(const char *path, const struct rsf_meta *meta,
+					 const struct rsf_ksym *ksyms, size_t nksyms,
+					 const struct rsf_module *mods, size_t nmods,
+					 const struct rsf_func *funcs, size_t nfuncs,
+					 const struct rsf_blob *blobs, size_t nblobs,
+					 char *err, size_t errlen)
+{
+	if (!path || !meta || (nksyms && !ksyms) || (nmods && !mods) || (nfuncs && !funcs) ||
+	    !blobs_valid(blobs, nblobs)) {
 		snprintf(err, errlen, "rsf_writer_open: invalid arguments");
 		return NULL;
 	}
@@ -300,7 +349,7 @@ struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta
 	w->chunk_max = RSF_CHUNK_MAX;
 	w->ring = meta->max_size > 0;
 	w->max_size = meta->max_size;
-	if (write_header(w, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs) ||
+	if (write_header(w, meta, ksyms, nksyms, mods, nmods, funcs, nfuncs, blobs, nblobs) ||
 	    (w->ring && ring_setup(w))) {
 		snprintf(err, errlen, "%s", w->err);
 		unlink(path);

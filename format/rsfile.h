@@ -131,6 +131,23 @@ struct rsf_writer *rsf_writer_open(const char *path, const struct rsf_meta *meta
 				   const struct rsf_module *mods, size_t nmods,
 				   const struct rsf_func *funcs, size_t nfuncs,
 				   char *err, size_t errlen);
+/* Optional named blobs of the header, written after the function table
+ * (one RSF_BLK_BLOB block each; see docs/format.md for the names in use:
+ * "btf", "func_btf", "probes"). Names are at most RSF_BLOB_NAME_MAX bytes,
+ * unique, without NUL. */
+#define RSF_BLOB_NAME_MAX 63
+struct rsf_blob {
+	const char *name;
+	const void *data;
+	size_t size;
+};
+/* rsf_writer_open with header blobs (BLOBS may be NULL when NBLOBS is 0). */
+struct rsf_writer *rsf_writer_open_blobs(const char *path, const struct rsf_meta *meta,
+					 const struct rsf_ksym *ksyms, size_t nksyms,
+					 const struct rsf_module *mods, size_t nmods,
+					 const struct rsf_func *funcs, size_t nfuncs,
+					 const struct rsf_blob *blobs, size_t nblobs,
+					 char *err, size_t errlen);
 /* Appends one record (starts with struct rs_rec_hdr; hdr.size bytes).
  * Buffered; a full chunk (RSF_CHUNK_MAX) is compressed and written. */
 int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size);
@@ -164,6 +181,9 @@ const struct rsf_meta *rsf_reader_meta(const struct rsf_reader *r);
 const struct rsf_ksym *rsf_reader_ksyms(const struct rsf_reader *r, size_t *n);
 const struct rsf_module *rsf_reader_modules(const struct rsf_reader *r, size_t *n);
 const struct rsf_func *rsf_reader_funcs(const struct rsf_reader *r, size_t *n);
+/* The header blob NAME (8-byte aligned, valid until close), or NULL when the
+ * recording has none; *size gets its length. */
+const void *rsf_reader_blob(const struct rsf_reader *r, const char *name, size_t *size);
 /* Next record, streamed chunk by chunk (memory does not grow with the file).
  * *rec points into the reader's buffer, valid until the next call. Records
  * are 8-byte aligned in that buffer. */

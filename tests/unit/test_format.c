@@ -497,6 +497,79 @@ static void test_records_roundtrip(void)
 	free_tables(&t);
 }
 
+/* header blobs: round trip in a plain and a flight recording, records still
+ * read after them, names looked up exactly, bad blob lists refused */
+static void blobs_roundtrip(uint64_t max_size)
+{
+	struct rsf_meta m;
+	const char *p = tpath("blobs.rsr");
+	uint8_t big[100000], buf[REC_BUF_SIZE];
+	const struct rsf_blob blobs[] = {
+		{ "btf", big, sizeof(big) },
+		{ "empty", NULL, 0 },
+		{ "a-name-of-exactly-sixty-three-bytes-xxxxxxxxxxxxxxxxxxxxxxxxxxx", "xyz", 3 },
+	};
+	size_t sz;
+	int fails = 0;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7 + i / 251);
+	make_meta(&m);
+	m.max_size = max_size;
+	struct rsf_writer *w = rsf_writer_open_blobs(p, &m, NULL, 0, NULL, 0, NULL, 0, blobs, 3,
+						     errbuf, sizeof(errbuf));
+	CHECK(w);
+	if (!w)
+		return;
+	for (uint64_t i = 0; i < 1000; i++)
+		fails += rsf_writer_add(w, buf, gen_rec(i, buf, false)) != 0;
+	CHECK_INT(fails, 0);
+	CHECK_INT(rsf_writer_close(w, NULL), 0);
+
+	struct rsf_reader *r = rsf_reader_open(p, errbuf, sizeof(errbuf));
+	CHECK(r);
+	if (!r)
+		return;
+	const uint8_t *b = rsf_reader_blob(r, "btf", &sz);
+	CHECK(b && sz == sizeof(big) && memcmp(b, big, sz) == 0);
+	CHECK(b && ((uintptr_t)b & 7) == 0);
+	CHECK(rsf_reader_blob(r, "empty", &sz) && sz == 0);
+	b = rsf_reader_blob(r, blobs[2].name, &sz);
+	CHECK(b && sz == 3 && memcmp(b, "xyz", 3) == 0);
+	CHECK(rsf_reader_blob(r, "bt", &sz) == NULL && sz == 0);
+	CHECK(rsf_reader_blob(r, "probes", NULL) == NULL);
+	enum rsf_status st;
+	int bad = 0;
+	CHECK_INT(read_check(r, 0, false, &st, &bad), 1000);
+	CHECK_INT(bad, 0);
+	CHECK_INT(st, RSF_END);
+	rsf_reader_close(r);
+}
+
+static void test_blobs(void)
+{
+	struct rsf_meta m;
+	const char *p = tpath("badblobs.rsr");
+	const struct rsf_blob dup[] = { { "x", "1", 1 }, { "x", "2", 1 } };
+	const struct rsf_blob noname[] = { { "", "1", 1 } };
+	const struct rsf_blob nodata[] = { { "x", NULL, 4 } };
+	const struct rsf_blob longname[] = {
+		{ "a-name-of-exactly-sixty-four-bytes-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "1", 1 } };
+
+	blobs_roundtrip(0);
+	blobs_roundtrip(4u << 20);
+	make_meta(&m);
+	CHECK(!rsf_writer_open_blobs(p, &m, NULL, 0, NULL, 0, NULL, 0, dup, 2, errbuf, sizeof(errbuf)));
+	CHECK(!rsf_writer_open_blobs(p, &m, NULL, 0, NULL, 0, NULL, 0, noname, 1, errbuf,
+				     sizeof(errbuf)));
+	CHECK(!rsf_writer_open_blobs(p, &m, NULL, 0, NULL, 0, NULL, 0, nodata, 1, errbuf,
+				     sizeof(errbuf)));
+	CHECK(!rsf_writer_open_blobs(p, &m, NULL, 0, NULL, 0, NULL, 0, longname, 1, errbuf,
+				     sizeof(errbuf)));
+	CHECK(!rsf_writer_open_blobs(p, &m, NULL, 0, NULL, 0, NULL, 0, NULL, 1, errbuf,
+				     sizeof(errbuf)));
+}
+
 static void test_no_trailer(void)
 {
 	struct layout l;
@@ -1263,6 +1336,7 @@ int main(void)
 	RUN(test_meta_roundtrip);
 	RUN(test_tables_roundtrip);
 	RUN(test_records_roundtrip);
+	RUN(test_blobs);
 	RUN(test_no_trailer);
 	RUN(test_truncate_every_offset);
 	RUN(test_flip_bytes);
