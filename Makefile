@@ -89,6 +89,9 @@ $(O)/mkrec: tests/golden/mkrec.c tests/golden/reclib.c tests/golden/reclib.h $(L
 $(O)/mkrec_views: tests/golden/mkrec_views.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
+$(O)/args_dump: tests/vm/args_dump.c $(BASE_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< $(BASE_OBJS) $(LDLIBS)
+
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -125,7 +128,7 @@ $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJS)
 fuzz: $(FUZZ_BINS)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec fuzz
+test: all $(TEST_BINS) $(O)/mkrec $(O)/args_dump fuzz
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)
@@ -134,7 +137,7 @@ test-unit: $(TEST_BINS)
 test-golden: all $(O)/mkrec
 	tests/run-all.sh golden
 
-test-vm: all
+test-vm: all $(O)/args_dump
 	tests/run-all.sh vm
 
 # -------------------------------------------------------------- install --

@@ -13,7 +13,7 @@
 enum {
 	RO_ENTRY, RO_ALLOW, RO_DENY, RO_CASE, RO_MULTI, RO_KPROBES, RO_FENTRIES, RO_STACKS,
 	RO_TRACE, RO_INTERIM, RO_LBR, RO_OUTPUT, RO_DRY_RUN, RO_MAX_SIZE, RO_DURATION,
-	RO_STOP_AFTER,
+	RO_STOP_AFTER, RO_ARGS,
 };
 
 void record_help_head(FILE *f, const char *prog, bool live)
@@ -176,6 +176,7 @@ static int record_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case RO_MAX_SIZE: return parse_size(v, &o->max_size, e);
 	case RO_DURATION: return parse_duration(v, &o->duration_ms, e);
 	case RO_STOP_AFTER: return parse_count(v, &o->stop_after, e);
+	case RO_ARGS: o->capture_args = true; return OPT_OK;
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -205,6 +206,8 @@ const struct opt_spec record_opt_table[] = {
 	  "every entry/exit inside sessions" },
 	{ NULL, "interim-stacks", 'I', OPT_NOARG, NULL, RO_INTERIM, record_parse, REC, 0,
 	  "interim snapshots" },
+	{ NULL, "capture-args", 'A', OPT_NOARG, NULL, RO_ARGS, record_parse, REC, 0,
+	  "each traced call's arguments, by BTF type\n(-C args.*)" },
 	{ NULL, "lbr", 'B', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
 	  "Last Branch Records (FLAGS: any_return by default)" },
 	{ NULL, NULL, 'R', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
@@ -234,6 +237,10 @@ int record_config_apply(void *ctx, const struct cfg_key *k, uint64_t v, struct o
 	case CFG_BPF_RINGBUF_SIZE: o->ringbuf_size = v; return OPT_OK;
 	case CFG_BPF_SESSIONS_SIZE: o->sessions_size = (uint32_t)v; return OPT_OK;
 	case CFG_BPF_MAX_DEPTH: o->max_depth = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_MAX_TOTAL: o->args_max_total = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_MAX_SIZED: o->args_max_sized = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_MAX_STR: o->args_max_str = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_RAW_PTRS: o->args_raw_ptrs = v; return OPT_OK;
 	default:
 		return opt_fail(e, OPT_EUSAGE, "config key '%s' is not a recording setting", k->key);
 	}
@@ -263,6 +270,9 @@ void record_opts_init(struct record_opts *o, int argc, char **argv)
 	o->ringbuf_size = 8 << 20;
 	o->sessions_size = 4096;
 	o->max_depth = RS_MAX_FSTACK_DEPTH;
+	o->args_max_total = 3072;
+	o->args_max_sized = 256;
+	o->args_max_str = 256;
 	build_cmdline(o, argc, argv);
 }
 

@@ -41,6 +41,9 @@ struct record_opts {
 	uint64_t ringbuf_size;
 	uint32_t sessions_size;
 	uint32_t max_depth;      /* nested calls tracked per session (1..RS_MAX_FSTACK_DEPTH) */
+	bool capture_args;       /* -A */
+	uint32_t args_max_total, args_max_sized, args_max_str;   /* -C args.max-* */
+	bool args_raw_ptrs;      /* -C args.capture-raw-ptrs */
 	char cmdline[4096];
 };
 

@@ -60,6 +60,7 @@ static void put_ring(const struct rsf_ring_info *ri)
 
 struct info_counts {
 	uint64_t nrec, final, interim, ignored, failed, starts, traces, lbrs;
+	uint64_t fargs, fargs_bytes;   /* -A: FUNC_ARGS records and their bytes */
 	uint64_t first_ts, last_ts;
 };
 
@@ -97,6 +98,9 @@ static enum rsf_status count_records(struct rsf_reader *rd, struct info_counts *
 			c->traces++;
 		} else if (h->type == RS_REC_LBR) {
 			c->lbrs++;
+		} else if (h->type == RS_REC_FUNC_ARGS) {
+			c->fargs++;
+			c->fargs_bytes += h->size;
 		}
 	}
 }
@@ -196,6 +200,20 @@ static void print_times(const struct rsf_meta *m, const struct rsf_stats *st,
 }
 
 /* attach mode, tables, features and the record counts */
+/* -A: the FUNC_ARGS records and the BTF blobs (only when there are any) */
+static void print_args_info(struct rsf_reader *rd, const struct info_counts *c)
+{
+	size_t btf_sz = 0, fb_sz = 0;
+	const void *btf = rsf_reader_blob(rd, "btf", &btf_sz);
+	const void *fb = rsf_reader_blob(rd, "func_btf", &fb_sz);
+
+	if (!c->fargs && !btf && !fb)
+		return;
+	printf("%-22s %" PRIu64 " record(s), %" PRIu64 " byte(s); \"btf\" blob %zu byte(s), "
+	       "\"func_btf\" %zu byte(s)\n", "Arguments (-A):", c->fargs, c->fargs_bytes,
+	       btf ? btf_sz : 0, fb ? fb_sz : 0);
+}
+
 static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 {
 	const struct rsf_meta *m = rsf_reader_meta(rd);
@@ -218,6 +236,7 @@ static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
 	       " trace, %" PRIu64 " LBR\n", "Records:", c->nrec, c->final, c->failed,
 	       c->final - c->failed, c->interim, c->ignored, c->starts, c->traces, c->lbrs);
+	print_args_info(rd, c);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
 	if (rsf_reader_ring(rd)->max_size)
 		put_ring(rsf_reader_ring(rd));
@@ -261,6 +280,8 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
 	printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
 	printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
+	if (c->fargs || b->args_dropped)   /* -A recordings only */
+		printf("  %-26s %" PRIu64 "\n", "argument records dropped", b->args_dropped);
 	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
 	if (st->prog_misses_known && (st->prog_misses_entry || st->prog_misses_exit))
 		printf("  %-26s %" PRIu64 " (entry programs %" PRIu64 ", exit programs %" PRIu64 ")\n",
