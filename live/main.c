@@ -131,6 +131,7 @@ static int parse_args(struct live *l, int argc, char **argv, int *status)
 
 	record_opts_init(o, argc, argv);
 	l->ropts.symb = SYMB_DEFAULT;
+	l->ropts.args.max_width = ARGS_FMT_DEFAULT_WIDTH;
 	shared_opts_init(&s, OPT_LIVE, live_config, l);
 	r = opt_parse(&c, argc, argv, &e);
 	if (r == OPT_OK)
