@@ -3,6 +3,7 @@
  * made symbolizer, a session's entry latency, and a call's captured
  * arguments (-A) rendered. */
 #include <stdio.h>
+#include <string.h>
 #include "args_render.h"
 #include "args_store.h"
 #include "session.h"
@@ -40,6 +41,19 @@ uint64_t rp_session_latency(const struct rp_session *s)
 	if (e->nframes && !unfinished)
 		return e->frames[0].lat_ns;
 	return e->end_ts > e->start_ts ? e->end_ts - e->start_ts : 0;
+}
+
+void rp_env_set_blobs(struct rp_env *env, const struct rsf_blob *blobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(blobs[i].name, "btf")) {
+			env->btf_blob = blobs[i].data;
+			env->btf_size = blobs[i].size;
+		} else if (!strcmp(blobs[i].name, "func_btf")) {
+			env->func_btf_blob = blobs[i].data;
+			env->func_btf_size = blobs[i].size;
+		}
+	}
 }
 
 void rp_env_read_blobs(struct rp_env *env, const struct rsf_reader *r)

@@ -35,6 +35,8 @@ struct rp_env {
 
 /* -A: the "btf" and "func_btf" blobs of recording R into ENV */
 void rp_env_read_blobs(struct rp_env *env, const struct rsf_reader *r);
+/* the same from the recorder's blob list (the live tool's on_blobs) */
+void rp_env_set_blobs(struct rp_env *env, const struct rsf_blob *blobs, size_t n);
 /* the symbolizer (kallsyms only when made here); NULL when out of memory */
 struct symbolizer *rp_symbolizer(struct rp_env *env);
 /* name of traced function ID ("<func#N>" in buf when out of range) */
