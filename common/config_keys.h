@@ -28,6 +28,7 @@ enum cfg_id {
 	CFG_FMT_LBR_MAX_COUNT,
 	CFG_ARGS_FMT_MODE,
 	CFG_ARGS_FMT_MAX_ARG_WIDTH,
+	CFG_USER_STACK_SIZE,
 };
 
 struct cfg_key {
