@@ -286,6 +286,8 @@ static __always_inline void capture_lbrs(struct session *s)
 	bpf_probe_read_kernel(s->lbrs, sizeof(s->lbrs), lb->e);
 }
 
+#include "ustack.bpf.h"
+
 /* emits the session's stack as one RS_REC_SESSION_END record */
 static __always_inline void submit_session(void *ctx, struct session *s, u32 flags, u64 now)
 {
@@ -329,6 +331,9 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 			stat_inc(&stats.records_dropped);
 		}
 	}
+
+	if (!(flags & RS_SESS_IGNORED))
+		emit_ustack_rec(s);   /* -U: bpf/ustack.bpf.h */
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {

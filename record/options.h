@@ -41,6 +41,8 @@ struct record_opts {
 	uint64_t ringbuf_size;
 	uint32_t sessions_size;
 	uint32_t max_depth;      /* nested calls tracked per session (1..RS_MAX_FSTACK_DEPTH) */
+	bool user_stacks;        /* -U: user registers and stack per session */
+	uint32_t ustack_size;    /* -C user.stack-size: stack bytes copied with -U */
 	char cmdline[4096];
 };
 

@@ -8,6 +8,7 @@
 #include "record/capture.h"
 #include "record/features.h"
 #include "record/file_header.h"
+#include "record/header_blobs.h"
 #include "record/lbr.h"
 #include "record/record_sink.h"
 #include "record/recorder.h"
@@ -53,6 +54,7 @@ struct recorder {
 	char lbr_why[1024];
 	struct tracer tr;
 	struct file_header hdr;
+	struct header_blobs blobs; /* named header blobs added while attaching */
 	struct rsf_writer *w;
 	struct record_sink sink;
 	uint64_t finish_t0;
@@ -130,6 +132,11 @@ struct recorder *recorder_new(const struct record_opts *o, const char *prog,
 	libbpf_verbosity = o->verbose;
 	libbpf_set_print(libbpf_log);
 	return r;
+}
+
+struct header_blobs *recorder_blobs(struct recorder *r)
+{
+	return &r->blobs;
 }
 
 const char *recorder_error(const struct recorder *r)
@@ -323,11 +330,15 @@ static int open_outputs(struct recorder *r)
 			r->prog, h->meta.lbr_status);
 	h->meta.max_size = o->max_size;   /* 0: unbounded; else a flight recording */
 	if (o->output) {
-		r->w = rsf_writer_open(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
-				       h->mods.n, h->funcs, h->nfuncs, r->err, sizeof(r->err));
+		r->w = rsf_writer_open_blobs(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
+					     h->mods.n, h->funcs, h->nfuncs, r->blobs.v, r->blobs.n,
+					     r->err, sizeof(r->err));
 		if (!r->w)
 			return failed(r);
 	}
+	if (r->hooks && r->hooks->on_blobs &&
+	    r->hooks->on_blobs(r->hooks->ctx, r->blobs.v, r->blobs.n))
+		return failed(r);
 	if (r->hooks && r->hooks->on_start &&
 	    r->hooks->on_start(r->hooks->ctx, &h->meta, h->ksyms, h->nksyms, h->mods.v,
 			       h->mods.n, h->funcs, h->nfuncs))
@@ -508,6 +519,7 @@ void recorder_free(struct recorder *r)
 		tracer_close(&r->tr);
 	lbr_close(&r->lbr);
 	file_header_free(&r->hdr);
+	header_blobs_free(&r->blobs);
 	selection_free(&r->sel);
 	btf__free(r->btf);
 	bpf_ksym_watch_close(&r->kw);
