@@ -12,6 +12,7 @@
 #include "record/record_sink.h"
 #include "record/recorder.h"
 #include "record/link_misses.h"
+#include "record/probe_attach.h"
 #include "record/select.h"
 #include "record/spawn.h"
 #include "record/stop_signal.h"
@@ -26,6 +27,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* -J tp: a tracepoint record's copy with -A (args.max-sized-arg-size) */
+#define PROBE_MAX_TP_CTX 256
 
 /* the start-up steps -v times (printed with the "Recording" line) */
 enum { LAP_CHECKS, LAP_KALLSYMS, LAP_BTF, LAP_SELECT, LAP_PROBES, LAP_LOAD, LAP_ATTACH,
@@ -52,6 +56,7 @@ struct recorder {
 	struct lbr_events lbr;
 	char lbr_why[1024];
 	struct tracer tr;
+	struct probe_set probes;   /* -J */
 	struct file_header hdr;
 	struct rsf_writer *w;
 	struct record_sink sink;
@@ -261,6 +266,12 @@ int recorder_select(struct recorder *r)
 	if (o->verbose)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+	if (o->nprobes && probe_set_resolve(&r->probes, o->probes, o->nprobes, r->btf,
+					    PROBE_MAX_TP_CTX, r->log, r->prog, r->err,
+					    sizeof(r->err)))
+		return failed(r);
+	if (o->nprobes && o->verbose)
+		fprintf(r->log, "%zu injected probes from %zu -J specs.\n", r->probes.n, o->nprobes);
 	return 0;
 }
 
@@ -295,7 +306,8 @@ static int load_and_attach(struct recorder *r)
 			     r->err, sizeof(r->err)))
 		return failed(r);
 	lap(r, LAP_LOAD);
-	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
+	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
@@ -323,8 +335,14 @@ static int open_outputs(struct recorder *r)
 			r->prog, h->meta.lbr_status);
 	h->meta.max_size = o->max_size;   /* 0: unbounded; else a flight recording */
 	if (o->output) {
-		r->w = rsf_writer_open(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
-				       h->mods.n, h->funcs, h->nfuncs, r->err, sizeof(r->err));
+		struct rsf_blob blob = { "probes", NULL, 0 };
+
+		if (r->probes.n && probe_set_blob(&r->probes, (void **)&blob.data, &blob.size))
+			return fail(r, "out of memory");
+		r->w = rsf_writer_open_blobs(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
+					     h->mods.n, h->funcs, h->nfuncs, &blob, blob.data ? 1 : 0,
+					     r->err, sizeof(r->err));
+		free((void *)blob.data);
 		if (!r->w)
 			return failed(r);
 	}
@@ -444,6 +462,7 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	tracer_prog_misses(&r->tr, &misses);   /* before detach closes fentry clones */
 	tracer_link_misses(&r->tr, &r->sel, st);   /* and the links */
 
+	probe_set_detach(&r->probes);
 	tracer_detach(&r->tr);
 	tracer_stats(&r->tr, &st->bpf);
 	st->prog_misses = misses.total;
@@ -507,6 +526,7 @@ void recorder_free(struct recorder *r)
 	if (r->tr.skel)
 		tracer_close(&r->tr);
 	lbr_close(&r->lbr);
+	probe_set_free(&r->probes);
 	file_header_free(&r->hdr);
 	selection_free(&r->sel);
 	btf__free(r->btf);
