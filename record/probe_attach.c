@@ -3,6 +3,7 @@
 #include "record/probe_attach.h"
 #include "record/options.h"
 #include "record/probe_spec.h"
+#include "record/header_blobs.h"
 #include "bpf/probe_cookie.h"
 #include <linux/types.h>
 #include "retsnoop.skel.h"
@@ -147,6 +148,19 @@ int probe_set_blob(const struct probe_set *ps, void **blob, size_t *size)
 	ret = rsf_probes_encode(v, ps->n, blob, size);
 	free(v);
 	return ret;
+}
+
+int probe_set_add_blob(const struct probe_set *ps, struct header_blobs *hb)
+{
+	void *blob;
+	size_t size;
+	int ret;
+
+	if (probe_set_blob(ps, &blob, &size))
+		return -1;
+	ret = header_blobs_add(hb, "probes", blob, size);
+	free(blob);
+	return ret ? -1 : 0;
 }
 
 void probe_set_free(struct probe_set *ps)

@@ -57,6 +57,9 @@ int probe_set_attach(struct probe_set *ps, struct retsnoop_bpf *s, char *err, si
 void probe_set_detach(struct probe_set *ps);
 /* the "probes" blob (malloc'ed); 0 or -1 */
 int probe_set_blob(const struct probe_set *ps, void **blob, size_t *size);
+/* ... added to the recorder's header blobs; 0 or -1 */
+struct header_blobs;
+int probe_set_add_blob(const struct probe_set *ps, struct header_blobs *hb);
 void probe_set_free(struct probe_set *ps);
 
 #endif

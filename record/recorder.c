@@ -8,6 +8,7 @@
 #include "record/capture.h"
 #include "record/features.h"
 #include "record/file_header.h"
+#include "record/header_blobs.h"
 #include "record/lbr.h"
 #include "record/record_sink.h"
 #include "record/recorder.h"
@@ -58,6 +59,7 @@ struct recorder {
 	struct tracer tr;
 	struct probe_set probes;   /* -J */
 	struct file_header hdr;
+	struct header_blobs blobs; /* named header blobs added while attaching */
 	struct rsf_writer *w;
 	struct record_sink sink;
 	uint64_t finish_t0;
@@ -135,6 +137,11 @@ struct recorder *recorder_new(const struct record_opts *o, const char *prog,
 	libbpf_verbosity = o->verbose;
 	libbpf_set_print(libbpf_log);
 	return r;
+}
+
+struct header_blobs *recorder_blobs(struct recorder *r)
+{
+	return &r->blobs;
 }
 
 const char *recorder_error(const struct recorder *r)
@@ -309,6 +316,8 @@ static int load_and_attach(struct recorder *r)
 	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
 	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
+	if (r->probes.n && probe_set_add_blob(&r->probes, &r->blobs))
+		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
@@ -335,17 +344,15 @@ static int open_outputs(struct recorder *r)
 			r->prog, h->meta.lbr_status);
 	h->meta.max_size = o->max_size;   /* 0: unbounded; else a flight recording */
 	if (o->output) {
-		struct rsf_blob blob = { "probes", NULL, 0 };
-
-		if (r->probes.n && probe_set_blob(&r->probes, (void **)&blob.data, &blob.size))
-			return fail(r, "out of memory");
 		r->w = rsf_writer_open_blobs(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
-					     h->mods.n, h->funcs, h->nfuncs, &blob, blob.data ? 1 : 0,
+					     h->mods.n, h->funcs, h->nfuncs, r->blobs.v, r->blobs.n,
 					     r->err, sizeof(r->err));
-		free((void *)blob.data);
 		if (!r->w)
 			return failed(r);
 	}
+	if (r->hooks && r->hooks->on_blobs &&
+	    r->hooks->on_blobs(r->hooks->ctx, r->blobs.v, r->blobs.n))
+		return failed(r);
 	if (r->hooks && r->hooks->on_start &&
 	    r->hooks->on_start(r->hooks->ctx, &h->meta, h->ksyms, h->nksyms, h->mods.v,
 			       h->mods.n, h->funcs, h->nfuncs))
@@ -528,6 +535,7 @@ void recorder_free(struct recorder *r)
 	lbr_close(&r->lbr);
 	probe_set_free(&r->probes);
 	file_header_free(&r->hdr);
+	header_blobs_free(&r->blobs);
 	selection_free(&r->sel);
 	btf__free(r->btf);
 	bpf_ksym_watch_close(&r->kw);
