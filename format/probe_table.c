@@ -77,6 +77,40 @@ static const char *pool_str(const char *pool, size_t len, uint32_t off)
 	return pool + off;
 }
 
+int rsf_probes_get(const void *blob, size_t size, uint32_t id, struct rsf_probe *out)
+{
+	const unsigned char *b = blob, *e;
+	const char *pool;
+	size_t ents, plen;
+	uint32_t n;
+
+	if (!b || size < HDR_SIZE || get32(b) != RSF_PROBES_VERSION)
+		return -1;
+	n = get32(b + 4);
+	ents = (size_t)n * ENT_WORDS * 4;
+	if (n > RSF_PROBES_MAX || size - HDR_SIZE < ents || id >= n)
+		return -1;
+	pool = (const char *)b + HDR_SIZE + ents;
+	plen = size - HDR_SIZE - ents;
+	e = b + HDR_SIZE + (size_t)id * ENT_WORDS * 4;
+	out->kind = get32(e);
+	out->btf_id = get32(e + 4);
+	out->ctx_size = get32(e + 8);
+	out->spec = pool_str(pool, plen, get32(e + 12));
+	out->name = pool_str(pool, plen, get32(e + 16));
+	return rsf_probe_kind_name(out->kind) && out->spec && out->name ? 0 : -1;
+}
+
+const char *rsf_probe_name(const void *blob, size_t size, uint32_t id, char *buf, size_t len)
+{
+	struct rsf_probe p;
+
+	if (rsf_probes_get(blob, size, id, &p) == 0)
+		return p.name;
+	snprintf(buf, len, "<probe#%u>", id);
+	return buf;
+}
+
 int rsf_probes_decode(const void *blob, size_t size, struct rsf_probe_table *t,
 		      char *err, size_t errlen)
 {

@@ -37,6 +37,13 @@ const char *rsf_probe_kind_name(uint32_t kind);
 /* the blob of N probes: malloc'ed into *blob (*size bytes); 0 or -1 */
 int rsf_probes_encode(const struct rsf_probe *v, size_t n, void **blob, size_t *size);
 
+/* entry ID of BLOB (strings pointing into BLOB), validated; 0, or -1 when
+ * the blob is damaged or has no such entry */
+int rsf_probes_get(const void *blob, size_t size, uint32_t id, struct rsf_probe *out);
+
+/* the row name of probe ID, or "<probe#ID>" in BUF when BLOB has none */
+const char *rsf_probe_name(const void *blob, size_t size, uint32_t id, char *buf, size_t len);
+
 /* a decoded table owns its strings */
 struct rsf_probe_table {
 	struct rsf_probe *v;

@@ -205,6 +205,7 @@ static int render(struct rsf_reader *rd, const char *path, const struct report_o
 	t.ksyms = rsf_reader_ksyms(rd, &t.nksyms);
 	t.mods = rsf_reader_modules(rd, &t.nmods);
 	t.funcs = rsf_reader_funcs(rd, &t.nfuncs);
+	t.probes_blob = rsf_reader_blob(rd, "probes", &t.probes_size);
 	p = rp_new(&cfg, &t, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, PROG ": %s\n", err);

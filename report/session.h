@@ -26,6 +26,9 @@ struct rp_env {
 	const char *rec_file;
 	const char *rec_host;
 	int rec_index;
+	/* -J: the recording's "probes" blob (format/probe_table.h), or NULL */
+	const void *probes_blob;
+	size_t probes_size;
 };
 
 /* the symbolizer (kallsyms only when made here); NULL when out of memory */
@@ -54,6 +57,10 @@ struct rp_session {
 	const struct rs_rec_lbr *const *lbrs;
 	size_t nlbrs;
 	const struct rs_rec_lbr *lbr_new;
+	/* -J probe hits since START, arrival (= sequence) order, validated
+	 * (report/probe_store.h) */
+	const struct rs_rec_probe *const *probes;
+	size_t nprobes;
 };
 
 /* entry-function duration: frame 0's latency once it finished, else the

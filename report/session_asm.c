@@ -7,6 +7,7 @@
 #include <string.h>
 #include "../common/array_grow.h"
 #include "session_asm.h"
+#include "probe_store.h"
 
 #define BUCKETS 4096
 
@@ -21,6 +22,7 @@ struct sess {
 	struct rs_rec_lbr **lbrs;
 	size_t nlbrs, lbr_cap;
 	struct rs_rec_lbr *lbr_new;        /* arrived since the last snapshot */
+	struct rp_probe_store probes;      /* -J hits */
 };
 
 struct rp_asm {
@@ -65,7 +67,7 @@ static struct sess **slot(struct rp_asm *a, uint64_t id)
 
 static uint64_t sess_bytes(const struct sess *s)
 {
-	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs);
+	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs) + s->probes.bytes;
 }
 
 static void sess_drop(struct rp_asm *a, uint64_t id)
@@ -83,6 +85,7 @@ static void sess_drop(struct rp_asm *a, uint64_t id)
 	for (size_t i = 0; i < s->nlbrs; i++)
 		free(s->lbrs[i]);
 	free(s->lbrs);
+	rp_probe_store_free(&s->probes);
 	free(s);
 }
 
@@ -93,7 +96,8 @@ static struct sess *sess_open(struct rp_asm *a, uint64_t id, bool started)
 
 	if (a->nopen >= RP_ASM_MAX_OPEN) {
 		a->st.sessions_evicted++;
-		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs;
+		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs +
+					    a->oldest->probes.n;
 		sess_drop(a, a->oldest->id);
 	}
 	s = calloc(1, sizeof(*s));
@@ -144,6 +148,32 @@ static int keep_trace(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
 	memset(t, 0, sizeof(*t));
 	memcpy(t, h, h->size < sizeof(*t) ? h->size : sizeof(*t));
 	a->bytes += sizeof(*t);
+	return 0;
+}
+
+/* a -J probe hit: kept like a -T record (probe_store.h validates it) */
+static int keep_probe(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
+{
+	struct sess *s = *slot(a, id);
+	size_t n = rp_probe_kept_size(h);
+	int r;
+
+	if (!n) {
+		a->st.bad_records++;
+		return 0;
+	}
+	if (!s) {
+		a->st.orphan_records++;
+		return 0;
+	}
+	if (over_limit(a, s->ntrace + s->probes.n, RP_ASM_MAX_TRACE, n)) {
+		s->trace_overflow++;
+		return 0;
+	}
+	r = rp_probe_store_add(&s->probes, h);
+	if (r < 0)
+		return -1;
+	a->bytes += n;
 	return 0;
 }
 
@@ -263,6 +293,8 @@ static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 		s.lbrs = (const struct rs_rec_lbr *const *)st->lbrs;
 		s.nlbrs = st->nlbrs;
 		s.lbr_new = st->lbr_new;
+		s.probes = (const struct rs_rec_probe *const *)st->probes.v;
+		s.nprobes = st->probes.n;
 	}
 	interim = a->e.flags & RS_SESS_INTERIM;
 	if (a->e.dropped_records)
@@ -299,6 +331,8 @@ int rp_asm_feed(struct rp_asm *a, const struct rs_rec_hdr *rec)
 		return a->keep_trace ? keep_trace(a, id, rec) : 0;
 	case RS_REC_LBR:
 		return a->keep_lbr ? keep_lbr(a, id, rec) : 0;
+	case RS_REC_PROBE:
+		return a->keep_trace ? keep_probe(a, id, rec) : 0;
 	default:
 		a->st.bad_records++;
 		return 0;

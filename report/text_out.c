@@ -63,7 +63,10 @@ static void fmt_ts(char *buf, size_t len, uint64_t ktime_ns, int64_t mono_to_rea
 /* the -T view (no records when the session's START was never seen) */
 static void render_trace(struct text_out *t, const struct rp_session *s)
 {
-	struct tv_table tv = {0};
+	struct tv_table tv = {
+		.probes = s->probes, .nprobes = s->nprobes,
+		.probes_blob = t->env->probes_blob, .probes_size = t->env->probes_size,
+	};
 
 	fputc('\n', t->out);
 	if (trace_view_build(&tv, s->trace, s->ntrace, t->env->funcs, t->env->nfuncs,

@@ -176,6 +176,16 @@ static void test_table(void)
 		CHECK_STR(t.v[1].spec, "tp:sock:*");
 	}
 	rsf_probes_free(&t);
+	{
+		struct rsf_probe p;
+
+		CHECK_INT(rsf_probes_get(blob, size, 1, &p), 0);
+		CHECK_STR(p.name, "tp:sock:inet_sock_set_state");
+		CHECK_INT(p.ctx_size, 40);
+		CHECK_INT(rsf_probes_get(blob, size, 2, &p), -1);
+		CHECK_INT(rsf_probes_get(NULL, 0, 0, &p), -1);
+		CHECK_INT(rsf_probes_get(blob, size - 1, 1, &p), -1);
+	}
 	/* cut anywhere: refused, never read past the end */
 	for (size_t cut = 0; cut < size; cut++) {
 		unsigned char *c = malloc(cut ? cut : 1);
