@@ -24,7 +24,22 @@ struct live {
 	struct rp *rp;
 	struct report_opts ropts;
 	bool failed;              /* an output could not be written */
+	const void *probes_blob;  /* -J: the "probes" blob (on_blobs) */
+	size_t probes_size;
 };
+
+/* the header blobs, kept by the recorder until it is freed */
+static int live_probes_blob(void *ctx, const struct rsf_blob *blobs, size_t nblobs)
+{
+	struct live *l = ctx;
+
+	for (size_t i = 0; i < nblobs; i++)
+		if (!strcmp(blobs[i].name, "probes")) {
+			l->probes_blob = blobs[i].data;
+			l->probes_size = blobs[i].size;
+		}
+	return 0;
+}
 
 static int live_start(void *ctx, const struct rsf_meta *meta,
 		      const struct rsf_ksym *ksyms, size_t nksyms,
@@ -40,6 +55,7 @@ static int live_start(void *ctx, const struct rsf_meta *meta,
 	struct rp_env t = {
 		.meta = meta, .ksyms = ksyms, .nksyms = nksyms, .mods = mods, .nmods = nmods,
 		.funcs = funcs, .nfuncs = nfuncs,
+		.probes_blob = l->probes_blob, .probes_size = l->probes_size,
 	};
 	char err[512];
 
@@ -189,7 +205,7 @@ int main(int argc, char **argv)
 	struct record_opts o;
 	struct live l = { .o = &o };
 	struct record_hooks hooks = {
-		.on_start = live_start, .on_ready = live_ready,
+		.on_start = live_start, .on_blobs = live_probes_blob, .on_ready = live_ready,
 		.on_record = live_record, .on_end = live_end, .ctx = &l,
 	};
 	int r;
