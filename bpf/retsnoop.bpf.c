@@ -286,6 +286,8 @@ static __always_inline void capture_lbrs(struct session *s)
 	bpf_probe_read_kernel(s->lbrs, sizeof(s->lbrs), lb->e);
 }
 
+#include "ustack.bpf.h"
+
 /* internal submit_session flag (never in a record): the snapshot of an
  * injected probe's hit (-J -I): emitted whatever the session's state, with
  * the running frames and the kernel stack at the hit */
@@ -335,6 +337,9 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 			stat_inc(&stats.records_dropped);
 		}
 	}
+
+	if (!(flags & RS_SESS_IGNORED))
+		emit_ustack_rec(s);   /* -U: bpf/ustack.bpf.h */
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {

@@ -27,6 +27,8 @@ static const struct cfg_key keys[] = {
 	  "false", REP, "print raw addresses next to symbols" },
 	{ "stacks.dec-offs", CFG_STACKS_DEC_OFFS, CFG_BOOL, "BOOL", 0, 1, NULL,
 	  "false", REP, "function offsets in decimal" },
+	{ "user.stack-size", CFG_USER_STACK_SIZE, CFG_UINT, "BYTES", 64, 65536, NULL,
+	  "16384", REC, "user stack bytes copied per session with -U, 64..65536" },
 	{ "fmt.lbr-max-count", CFG_FMT_LBR_MAX_COUNT, CFG_UINT, "N", 0, 1000000, NULL,
 	  "0 = all", REP, "at most N LBR entries per session" },
 };

@@ -26,6 +26,7 @@ enum cfg_id {
 	CFG_STACKS_EMIT_ADDRS,
 	CFG_STACKS_DEC_OFFS,
 	CFG_FMT_LBR_MAX_COUNT,
+	CFG_USER_STACK_SIZE,
 };
 
 struct cfg_key {

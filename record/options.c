@@ -15,7 +15,7 @@
 enum {
 	RO_ENTRY, RO_ALLOW, RO_DENY, RO_CASE, RO_MULTI, RO_KPROBES, RO_FENTRIES, RO_STACKS,
 	RO_TRACE, RO_INTERIM, RO_LBR, RO_OUTPUT, RO_DRY_RUN, RO_MAX_SIZE, RO_DURATION,
-	RO_STOP_AFTER, RO_PROBE,
+	RO_STOP_AFTER, RO_PROBE, RO_USTACKS,
 };
 
 void record_help_head(FILE *f, const char *prog, bool live)
@@ -195,6 +195,7 @@ static int record_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case RO_DURATION: return parse_duration(v, &o->duration_ms, e);
 	case RO_STOP_AFTER: return parse_count(v, &o->stop_after, e);
 	case RO_PROBE: return add_probe(o, v, e);
+	case RO_USTACKS: o->user_stacks = true; return OPT_OK;
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -231,6 +232,8 @@ const struct opt_spec record_opt_table[] = {
 	  "(* and ? globs in tracepoints; repeatable)" },
 	{ NULL, "lbr", 'B', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
 	  "Last Branch Records (FLAGS: any_return by default)" },
+	{ NULL, "user-stacks", 'U', OPT_NOARG, NULL, RO_USTACKS, record_parse, REC, 0,
+	  "user registers and stack of each session, for\nuser frames in the report" },
 	{ NULL, NULL, 'R', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
 	  "same as -B (retsnoop v0.9 name)" },
 	{ "Recording", "output", 'o', OPT_REQUIRED, "FILE", RO_OUTPUT, record_parse, REC, 0,
@@ -258,6 +261,7 @@ int record_config_apply(void *ctx, const struct cfg_key *k, uint64_t v, struct o
 	case CFG_BPF_RINGBUF_SIZE: o->ringbuf_size = v; return OPT_OK;
 	case CFG_BPF_SESSIONS_SIZE: o->sessions_size = (uint32_t)v; return OPT_OK;
 	case CFG_BPF_MAX_DEPTH: o->max_depth = (uint32_t)v; return OPT_OK;
+	case CFG_USER_STACK_SIZE: o->ustack_size = (uint32_t)v; return OPT_OK;
 	default:
 		return opt_fail(e, OPT_EUSAGE, "config key '%s' is not a recording setting", k->key);
 	}
@@ -287,6 +291,7 @@ void record_opts_init(struct record_opts *o, int argc, char **argv)
 	o->ringbuf_size = 8 << 20;
 	o->sessions_size = 4096;
 	o->max_depth = RS_MAX_FSTACK_DEPTH;
+	o->ustack_size = 16384;
 	build_cmdline(o, argc, argv);
 }
 
