@@ -104,6 +104,9 @@ $(O)/mkustack: tests/ustack/mkustack.c tests/golden/reclib.c tests/golden/reclib
 
 USTACK_TEST := $(O)/selfcap $(O)/selfcap-static $(O)/mkustack
 
+$(O)/mkrec_probes: tests/golden/mkrec_probes.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
+
 $(O)/mkrec_args: tests/golden/mkrec_args.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
