@@ -8,8 +8,9 @@
  *   ustack_prog open    main -> load_config -> open_config_file -> openat (ENOENT)
  *   ustack_prog write   main -> send_packet -> write_frame -> write (EBADF)
  *   ustack_prog all     both
- * An optional second argument: milliseconds to stay alive afterwards.
- * Prints one line per call with its result; exits 0. */
+ * An optional second argument: milliseconds to stay alive afterwards;
+ * then "exec PROG ARGS..." replaces the process with PROG (same pid, new
+ * mappings). Prints one line per call with its result; exits 0. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -73,5 +74,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (argc > 2)
 		usleep((useconds_t)atoi(argv[2]) * 1000);
+	if (argc > 4 && !strcmp(argv[3], "exec")) {
+		execv(argv[4], argv + 4);
+		perror("execv");
+		return 1;
+	}
 	return sink == 12345;
 }
