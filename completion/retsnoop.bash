@@ -33,7 +33,7 @@ _retsnoop_presets="bpf perf"
 _retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.max-depth=
 	user.stack-size="
 _retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=
-	stacks.dec-offs= fmt.lbr-max-count="
+	stacks.dec-offs= fmt.lbr-max-count= args.fmt-mode= args.fmt-max-arg-width="
 _retsnoop_errnos="NULL any EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF
 	ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR
 	EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "args_json.h"
 #include "../common/json_writer.h"
 #include "json_out.h"
 #include "result_fmt.h"
@@ -136,7 +137,21 @@ static void put_addr_sym(struct json_writer *w, const char *key, struct symboliz
 	jw_obj_end(w);
 }
 
-static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
+/* -A: "args" of the call entered at SEQ_ID: an array, null without */
+static void put_call_args(struct json_out *j, const struct rp_session *s, uint32_t seq_id,
+			  uint32_t func_id)
+{
+	/* values whole: a width limit is for the terminal */
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_list l = {0};
+	bool have = s->nargs && rp_call_args(j->env, s, seq_id, func_id, &fmt, &l);
+
+	jw_key(&j->w, "args");
+	args_json_put(&j->w, have ? &l : NULL);
+	args_list_free(&l);
+}
+
+static void put_trace(struct json_out *j, const struct rp_session *s, const struct rs_rec_trace *t)
 {
 	struct json_writer *w = &j->w;
 	char buf[32];
@@ -160,6 +175,8 @@ static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
 		put_result(w, t->res, rp_func_flags(j->env, t->func_id));
 		jw_key(w, "latency_ns");
 		jw_uint(w, t->lat_ns);
+	} else if (s->nargs) {
+		put_call_args(j, s, t->seq_id, t->func_id);
 	}
 	jw_obj_end(w);
 }
@@ -341,6 +358,8 @@ static void put_frame(struct json_out *j, const struct rp_session *s, int i)
 	jw_key(w, "missing_from_kstack");
 	jw_bool(w, s->nk && !k);
 	put_frame_kstack(w, k);
+	if (s->nargs)   /* recorded with -A */
+		put_call_args(j, s, f->seq_id, f->func_id);
 	jw_obj_end(w);
 }
 
@@ -381,7 +400,7 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 	jw_key(w, "trace");
 	jw_arr_begin(w);
 	for (size_t i = 0; i < s->ntrace; i++)
-		put_trace(j, &s->trace[i]);
+		put_trace(j, s, &s->trace[i]);
 	jw_arr_end(w);
 	jw_key(w, "lbr");
 	jw_arr_begin(w);

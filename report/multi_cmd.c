@@ -82,6 +82,7 @@ static int open_all(const char *prog, const char *const *paths, size_t n,
 		env[k].ksyms = rsf_reader_ksyms(rd[k], &env[k].nksyms);
 		env[k].mods = rsf_reader_modules(rd[k], &env[k].nmods);
 		env[k].funcs = rsf_reader_funcs(rd[k], &env[k].nfuncs);
+		rp_env_read_blobs(&env[k], rd[k]);
 	}
 	return 0;
 }

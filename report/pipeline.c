@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "args_render.h"
 #include "../common/same_file.h"
 #include "dwarf_backend.h"
 #include "folded_out.h"
@@ -193,6 +194,21 @@ static int begin_outputs(struct rp *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* -A: a recording's BTF blobs loaded once (none: NULL, arguments raw; a
+ * blob libbpf refuses: noted, arguments raw) */
+static struct args_btf *load_args_btf(const struct rp_config *cfg, const struct rp_env *e)
+{
+	struct args_btf *ab;
+
+	if (!e->btf_blob && !e->func_btf_blob)
+		return NULL;
+	ab = args_btf_new(e->btf_blob, e->btf_size, e->func_btf_blob, e->func_btf_size);
+	if (ab && args_btf_error(ab))
+		fprintf(cfg->msgs, "%s: note: %s: arguments are shown raw\n", cfg->prog,
+			args_btf_error(ab));
+	return ab;
+}
+
 static struct rp *rp_create(const struct rp_config *cfg, const struct rp_env *t, size_t n,
 			    char *err, size_t errlen)
 {
@@ -220,6 +236,7 @@ static struct rp *rp_create(const struct rp_config *cfg, const struct rp_env *t,
 		src->env = t[k];
 		src->env.sym = NULL;
 		src->env.rec_index = (int)k;
+		src->env.args_btf = load_args_btf(cfg, &t[k]);
 		src->su = (struct rp_setup){ .env = &src->env, .opts = &p->cfg.opts,
 					     .sel = &p->cfg.sel, .out = cfg->out };
 	}
@@ -248,6 +265,7 @@ static struct rp *rp_init(struct rp *p, const struct rp_env *t, char *err, size_
 
 	p->env = *t;
 	p->env.sym = NULL;
+	p->env.args_btf = p->nsrc ? p->src[0].env.args_btf : load_args_btf(cfg, t);
 	if (filters_prepare(cfg->filt, &p->env, err, errlen)) {
 		rp_free(p);
 		return NULL;
@@ -466,9 +484,12 @@ void rp_free(struct rp *p)
 				outputs[i]->free(p->src[k].state[i]);
 		rp_asm_free(p->src[k].as);
 		symbolizer_free(p->src[k].env.sym);
+		args_btf_free(p->src[k].env.args_btf);
 	}
-	if (!p->nsrc)   /* else a copy of a recording's */
+	if (!p->nsrc) {   /* else a copy of a recording's */
 		symbolizer_free(p->env.sym);
+		args_btf_free(p->env.args_btf);
+	}
 	free(p->src);
 	free(p);
 }

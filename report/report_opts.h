@@ -6,6 +6,7 @@
 #define RS_REPORT_OPTS_H
 
 #include <stdbool.h>
+#include "args_render.h"
 
 enum symb_mode {
 	SYMB_DEFAULT = -1,  /* inlines when a vmlinux with DWARF is found, else kallsyms */
@@ -25,6 +26,7 @@ struct report_opts {
 	bool show_trace;         /* -T view */
 	bool show_lbr;           /* -B view */
 	int lbr_max_count;       /* 0 = all */
+	struct args_fmt args;    /* -C args.fmt-mode / args.fmt-max-arg-width */
 	bool no_src_output;      /* no output prints source lines: a missing vmlinux is not said */
 	int verbose;
 };

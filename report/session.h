@@ -26,8 +26,17 @@ struct rp_env {
 	const char *rec_file;
 	const char *rec_host;
 	int rec_index;
+	/* -A: the recording's "btf" and "func_btf" blobs (NULL/0 without),
+	 * and their loaded form the pipeline makes (args_render.h) */
+	const void *btf_blob, *func_btf_blob;
+	size_t btf_size, func_btf_size;
+	struct args_btf *args_btf;
 };
 
+/* -A: the "btf" and "func_btf" blobs of recording R into ENV */
+void rp_env_read_blobs(struct rp_env *env, const struct rsf_reader *r);
+/* the same from the recorder's blob list (the live tool's on_blobs) */
+void rp_env_set_blobs(struct rp_env *env, const struct rsf_blob *blobs, size_t n);
 /* the symbolizer (kallsyms only when made here); NULL when out of memory */
 struct symbolizer *rp_symbolizer(struct rp_env *env);
 /* name of traced function ID ("<func#N>" in buf when out of range) */
@@ -54,7 +63,21 @@ struct rp_session {
 	const struct rs_rec_lbr *const *lbrs;
 	size_t nlbrs;
 	const struct rs_rec_lbr *lbr_new;
+	/* -A FUNC_ARGS records (checked, seq_id order: args_find in
+	 * args_store.h), and how many were not kept (bounds) */
+	const struct rs_rec_func_args *const *args;
+	size_t nargs;
+	uint64_t args_overflow;
 };
+
+struct args_fmt;
+struct args_list;
+/* -A: the captured arguments of the call whose entry is SEQ_ID (function
+ * FUNC_ID, or any with UINT32_MAX) rendered per FMT into L (appended);
+ * the record, or NULL when there is none (or out of memory) */
+const struct rs_rec_func_args *rp_call_args(const struct rp_env *env, const struct rp_session *s,
+					    uint32_t seq_id, uint32_t func_id,
+					    const struct args_fmt *fmt, struct args_list *l);
 
 /* entry-function duration: frame 0's latency once it finished, else the
  * session span */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
+#include "args_store.h"
 #include "session_asm.h"
 
 #define BUCKETS 4096
@@ -21,6 +22,8 @@ struct sess {
 	struct rs_rec_lbr **lbrs;
 	size_t nlbrs, lbr_cap;
 	struct rs_rec_lbr *lbr_new;        /* arrived since the last snapshot */
+	struct rp_args_store args;         /* -A FUNC_ARGS records (args_store.c) */
+	uint64_t args_overflow;
 };
 
 struct rp_asm {
@@ -65,7 +68,7 @@ static struct sess **slot(struct rp_asm *a, uint64_t id)
 
 static uint64_t sess_bytes(const struct sess *s)
 {
-	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs);
+	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs) + s->args.bytes;
 }
 
 static void sess_drop(struct rp_asm *a, uint64_t id)
@@ -83,6 +86,7 @@ static void sess_drop(struct rp_asm *a, uint64_t id)
 	for (size_t i = 0; i < s->nlbrs; i++)
 		free(s->lbrs[i]);
 	free(s->lbrs);
+	args_store_free(&s->args);
 	free(s);
 }
 
@@ -93,7 +97,7 @@ static struct sess *sess_open(struct rp_asm *a, uint64_t id, bool started)
 
 	if (a->nopen >= RP_ASM_MAX_OPEN) {
 		a->st.sessions_evicted++;
-		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs;
+		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs + a->oldest->args.n;
 		sess_drop(a, a->oldest->id);
 	}
 	s = calloc(1, sizeof(*s));
@@ -184,6 +188,28 @@ static int keep_lbr(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
 	return 0;
 }
 
+/* a FUNC_ARGS record (-A): checked, kept whole (args_store.c); like LBR
+ * records it makes the session's state when its START was not seen */
+static int keep_args(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
+{
+	struct sess *s;
+
+	if (args_rec_check(h)) {
+		a->st.bad_records++;
+		return 0;
+	}
+	if (!(s = *slot(a, id)) && !(s = sess_open(a, id, false)))
+		return -1;
+	if (over_limit(a, s->args.n, RP_ASM_MAX_ARGS, args_rec_bytes(h))) {
+		s->args_overflow++;
+		return 0;
+	}
+	if (args_store_add(&s->args, h))
+		return -1;
+	a->bytes += args_rec_bytes(h);
+	return 0;
+}
+
 /* ------------------------------------------------------------ validator */
 static void copy_comm(char *dst, const char *src)
 {
@@ -263,6 +289,10 @@ static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 		s.lbrs = (const struct rs_rec_lbr *const *)st->lbrs;
 		s.nlbrs = st->nlbrs;
 		s.lbr_new = st->lbr_new;
+		args_store_sort(&st->args);
+		s.args = (const struct rs_rec_func_args *const *)st->args.recs;
+		s.nargs = st->args.n;
+		s.args_overflow = st->args_overflow;
 	}
 	interim = a->e.flags & RS_SESS_INTERIM;
 	if (a->e.dropped_records)
@@ -299,6 +329,8 @@ int rp_asm_feed(struct rp_asm *a, const struct rs_rec_hdr *rec)
 		return a->keep_trace ? keep_trace(a, id, rec) : 0;
 	case RS_REC_LBR:
 		return a->keep_lbr ? keep_lbr(a, id, rec) : 0;
+	case RS_REC_FUNC_ARGS:
+		return keep_args(a, id, rec);
 	default:
 		a->st.bad_records++;
 		return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
+#include "args_render.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
@@ -65,6 +66,7 @@ static struct sv_row *add_row(struct sv_table *t, enum sv_row_kind kind)
 	r->kind = kind;
 	r->stitched = r->filtered = r->has_addr = false;
 	r->addr = 0;
+	r->args = NULL;
 	r->dur[0] = r->res[0] = r->sym[0] = r->src[0] = '\0';
 	return r;
 }
@@ -100,6 +102,7 @@ static void fill_kernel_sym(struct sv_row *r, const struct sv_kframe *k, const s
 static void fill_call(struct sv_row *r, const struct sv_frame *lf)
 {
 	r->stitched = lf->stitched;
+	r->args = lf->args;
 	if (lf->unfinished) {
 		snprintf(r->dur, sizeof(r->dur), "...");
 		snprintf(r->res, sizeof(r->res), "[...]");
@@ -252,6 +255,7 @@ int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 
 	if (!kf || !match)
 		goto out;
+	t->args_mode = o->args_mode;
 	m = stack_view_merge(sym, lf, nl, kstack, nk, kf, match);
 	for (int j = 0; j < nl; j++) {
 		int k = match[j];
@@ -289,6 +293,29 @@ static char *put_col(char *p, const char *s, size_t w, bool right)
 		p += pad;
 	}
 	return p;
+}
+
+/* the row's end: -A arguments in compact mode after the source column,
+ * else the row without trailing blanks and the arguments' rows under it,
+ * indented past the duration column */
+static void print_row_end(FILE *out, char *line, char *p, const struct args_list *args,
+			  int mode, size_t wdur)
+{
+	bool compact = args && args->n && mode == ARGS_FMT_COMPACT;
+
+	if (compact) {
+		*p++ = ' ';
+		*p++ = ' ';
+	} else {
+		while (p > line && p[-1] == ' ')   /* no trailing blanks */
+			p--;
+	}
+	fwrite(line, 1, (size_t)(p - line), out);
+	if (compact)
+		args_print_compact(out, args);
+	fputc('\n', out);
+	if (!compact && args && args->n)
+		args_print_rows(out, args, (int)wdur + 4);
 }
 
 void stack_view_print(FILE *out, const struct sv_table *t)
@@ -332,10 +359,7 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 		*p++ = ' ';
 		*p++ = ' ';
 		p = put_col(p, r->src, wsrc, false);
-		while (p > line && p[-1] == ' ')   /* no trailing blanks */
-			p--;
-		*p++ = '\n';
-		fwrite(line, 1, (size_t)(p - line), out);
+		print_row_end(out, line, p, r->args, t->args_mode, wdur);
 	}
 }
 

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include "symbolize.h"
 
+struct args_list;
+
 struct sv_opts {
+	int args_mode;     /* -A: enum args_fmt_mode of the frames' arguments */
 	bool emit_addrs;   /* stacks.emit-addrs */
 	bool dec_offs;     /* stacks.dec-offs */
 	bool unfiltered;   /* stacks.unfiltered */
@@ -24,6 +27,7 @@ struct sv_frame {
 	uint64_t lat_ns;
 	bool unfinished;     /* still running (interim snapshot) */
 	bool stitched;       /* from a saved deeper error chain */
+	const struct args_list *args;   /* -A: its captured arguments, or NULL */
 };
 
 enum sv_row_kind {
@@ -43,11 +47,13 @@ struct sv_row {
 	char res[40];
 	char sym[200];
 	char src[400];
+	const struct args_list *args;   /* -A: compact after the row, else rows below */
 };
 
 struct sv_table {
 	struct sv_row *rows;
 	size_t n, cap;
+	int args_mode;       /* enum args_fmt_mode */
 };
 
 /* one recorded kernel stack entry as the stack view sees it */

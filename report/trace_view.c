@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
+#include "args_render.h"
 #include "result_fmt.h"
 #include "trace_view.h"
 
@@ -95,6 +96,7 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 			r = add_row(t, TV_ROW_LEAF, e->seq_id);
 			if (!r)
 				return -1;
+			r->func_id = e->func_id;
 			snprintf(r->sym, sizeof(r->sym), "%*s" GLYPH_LEAF " %s", indent_of(e->depth), "", name);
 			fill_exit(r, x, flags);
 			i++;
@@ -103,6 +105,7 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 			r = add_row(t, is_entry ? TV_ROW_ENTRY : TV_ROW_EXIT, e->seq_id);
 			if (!r)
 				return -1;
+			r->func_id = e->func_id;
 			snprintf(r->sym, sizeof(r->sym), "%*s%s %s", indent_of(e->depth), "",
 				 is_entry ? GLYPH_ENTRY : GLYPH_EXIT, name);
 			if (!is_entry)
@@ -124,9 +127,58 @@ static void dashes(FILE *out, int n)
 		fputc('-', out);
 }
 
-void trace_view_print(FILE *out, const struct tv_table *t)
+/* an entry or leaf row's arguments into L (false: none) */
+static bool row_args(const struct tv_row *r, const struct tv_args *a, struct args_list *l)
+{
+	if (!a || !a->fn || (r->kind != TV_ROW_ENTRY && r->kind != TV_ROW_LEAF))
+		return false;
+	if (a->fn(a->ctx, r->seq_id, r->func_id, l) && l->n)
+		return true;
+	args_list_free(l);
+	return false;
+}
+
+/* does any row show arguments in a CONTEXT column (compact mode)? */
+static bool has_context(const struct tv_table *t, const struct tv_args *a)
+{
+	if (!a || !a->fn || a->mode != ARGS_FMT_COMPACT)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tv_row *r = &t->rows[i];
+
+		if ((r->kind == TV_ROW_ENTRY || r->kind == TV_ROW_LEAF) &&
+		    a->fn(a->ctx, r->seq_id, r->func_id, NULL))
+			return true;
+	}
+	return false;
+}
+
+static void print_row(FILE *out, const struct tv_row *r, int wsym, int wres, int wdur,
+		      const struct tv_args *a)
+{
+	char line[sizeof(r->sym) + sizeof(r->res) + sizeof(r->dur) + 8];
+	int n = snprintf(line, sizeof(line), "%-*s   %-*s  %*s", wsym, r->sym, wres, r->res,
+			 wdur, r->dur);
+	struct args_list l = {0};
+	bool args = row_args(r, a, &l), compact = args && a->mode == ARGS_FMT_COMPACT;
+
+	if (n >= (int)sizeof(line))
+		n = (int)sizeof(line) - 1;
+	while (!compact && n > 0 && line[n - 1] == ' ')   /* no trailing blanks (entry rows) */
+		n--;
+	fprintf(out, "%.*s%s", n, line, compact ? "  " : "");
+	if (compact)
+		args_print_compact(out, &l);
+	fputc('\n', out);
+	if (args && !compact)
+		args_print_rows(out, &l, wsym + 1);
+	args_list_free(&l);
+}
+
+void trace_view_print_args(FILE *out, const struct tv_table *t, const struct tv_args *a)
 {
 	int wsym = 16, wres = 6, wdur = 8;
+	bool ctx = has_context(t, a);
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tv_row *r = &t->rows[i];
@@ -140,25 +192,25 @@ void trace_view_print(FILE *out, const struct tv_table *t)
 			wdur = l;
 	}
 	/* every row's symbol column holds one 3-byte, 1-column glyph */
-	fprintf(out, "%-*s   %-*s  %*s\n", wsym - 2, "FUNCTION CALLS", wres, "RESULT", wdur, "DURATION");
+	fprintf(out, "%-*s   %-*s  %*s%s\n", wsym - 2, "FUNCTION CALLS", wres, "RESULT", wdur,
+		"DURATION", ctx ? "  CONTEXT" : "");
 	dashes(out, wsym - 2);
 	fputs("   ", out);
 	dashes(out, wres);
 	fputs("  ", out);
 	dashes(out, wdur);
-	fputc('\n', out);
-	for (size_t i = 0; i < t->n; i++) {
-		const struct tv_row *r = &t->rows[i];
-		char line[sizeof(r->sym) + sizeof(r->res) + sizeof(r->dur) + 8];
-		int n = snprintf(line, sizeof(line), "%-*s   %-*s  %*s", wsym, r->sym, wres, r->res,
-				 wdur, r->dur);
-
-		if (n >= (int)sizeof(line))
-			n = (int)sizeof(line) - 1;
-		while (n > 0 && line[n - 1] == ' ')   /* no trailing blanks (entry rows) */
-			n--;
-		fprintf(out, "%.*s\n", n, line);
+	if (ctx) {
+		fputs("  ", out);
+		dashes(out, 7);
 	}
+	fputc('\n', out);
+	for (size_t i = 0; i < t->n; i++)
+		print_row(out, &t->rows[i], wsym, wres, wdur, a);
+}
+
+void trace_view_print(FILE *out, const struct tv_table *t)
+{
+	trace_view_print_args(out, t, NULL);
 }
 
 void tv_table_free(struct tv_table *t)
