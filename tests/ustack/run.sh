@@ -143,6 +143,17 @@ for variant in dyn static; do
 	mv "$bin.away" "$bin"
 done
 
+# a -T recording: the trace view alone carries the user frames after the
+# calls; with the stack view too, they are shown once, under the kernel's
+"$ROOT/build/mkustack" "$WORK/dyn.dump" "$WORK/trace.rsr" trace
+report -T trace.rsr >trace-T.txt
+check "-T: user frames after the trace" \
+	sh -c "mawk '/← __x64_sys_openat/ { t = NR } /^----- user stack/ { s = NR } END { exit !(t && s > t) }' trace-T.txt"
+check "-T: level3..main with file:line" names_ok trace-T.txt "-T"
+report trace.rsr >trace-TE.txt
+check "-T and stack view: user frames once" test "$(grep -c '^----- user stack' trace-TE.txt)" = 1
+check "-T and stack view: level3..main" names_ok trace-TE.txt "-T -E"
+
 # no maps recorded: addresses only, said on the separator
 "$ROOT/build/mkustack" "$WORK/dyn.dump" "$WORK/nomaps.rsr" nomaps
 report nomaps.rsr >nomaps.txt
