@@ -10,6 +10,7 @@
 #include <string.h>
 #include "../common/array_grow.h"
 #include "../common/errnos.h"
+#include "args_btf_check.h"
 #include "args_render.h"
 #include "args_value.h"
 
@@ -22,7 +23,7 @@ struct args_btf {
 	FILE *dump_out;            /* where the dumper prints (args_value.c) */
 	uint32_t *protos;          /* FUNC_PROTO id per function id (checked) */
 	size_t nprotos;
-	char err[160];
+	char err[192];
 };
 
 /* ------------------------------------------------------------ the BTF */
@@ -34,18 +35,24 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
-/* libbpf checks the blob (header, type and string sections, every
- * referenced id); its complaints would be noise next to our one line */
+/* libbpf checks the blob's header and sections (its complaints would be
+ * noise next to our one line), args_btf_check.c the references */
 static struct btf *load_btf(const void *data, size_t size, char *err, size_t errlen)
 {
 	libbpf_print_fn_t old = libbpf_set_print(quiet_print);
 	struct btf *btf = size && size <= UINT32_MAX ? btf__new(data, (uint32_t)size) : NULL;
 	int e = btf ? 0 : errno;
+	char why[96];
 
 	libbpf_set_print(old);
-	if (!btf)
+	if (!btf) {
 		snprintf(err, errlen, "the recording's BTF blob is unusable (%zu bytes: %s)", size,
 			 e ? strerror(e) : "empty");
+	} else if (args_btf_check(btf, why, sizeof(why))) {
+		snprintf(err, errlen, "the recording's BTF blob is unusable (%s)", why);
+		btf__free(btf);
+		btf = NULL;
+	}
 	return btf;
 }
 

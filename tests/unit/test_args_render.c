@@ -388,6 +388,53 @@ static void test_bad_btf(void)
 	args_btf_free(ab);
 }
 
+/* a blob whose types refer past the last one, or whose declarations
+ * loop, is refused before libbpf's dumper walks it (it would index its
+ * state out of bounds, or follow the loop forever) */
+static void test_hostile_btf(void)
+{
+	struct btf *b = btf__new_empty();
+	struct args_btf *ab;
+	const void *raw;
+	uint32_t size, self;
+	int i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+
+	btf__add_ptr(b, 999);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "refers to type 999"));
+	args_btf_free(ab);
+	btf__free(b);
+
+	b = btf__new_empty();
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	self = btf__type_cnt(b);
+	btf__add_const(b, (int)self + 1);           /* const -> ptr -> const ... */
+	btf__add_ptr(b, (int)self);
+	btf__add_func_proto(b, i32);
+	btf__add_func_param(b, "p", (int)self);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, (uint32_t[]){ self + 2 }, 4);
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "loops"));
+	CHECK(args_btf_proto(ab, 0) == 0);
+	args_btf_free(ab);
+	btf__free(b);
+
+	/* a struct pointing to itself is fine */
+	b = btf__new_empty();
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	self = btf__type_cnt(b);
+	btf__add_struct(b, "node", 16);
+	btf__add_field(b, "next", (int)self + 1, 0, 0);
+	btf__add_field(b, "v", i32, 64, 0);
+	btf__add_ptr(b, (int)self);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && !args_btf_error(ab));
+	args_btf_free(ab);
+	btf__free(b);
+}
+
 static void test_items(void)
 {
 	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT };
@@ -427,6 +474,7 @@ int main(void)
 	RUN(test_raw);
 	RUN(test_values);
 	RUN(test_bad_btf);
+	RUN(test_hostile_btf);
 	RUN(test_items);
 	args_btf_free(AB);
 	return TEST_REPORT("test_args_render");
