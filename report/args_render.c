@@ -22,6 +22,7 @@ struct args_btf {
 	struct btf_dump *dump;
 	FILE *dump_out;            /* where the dumper prints (args_value.c) */
 	uint32_t *protos;          /* FUNC_PROTO id per function id (checked) */
+	char **tnames;             /* C type names by id, made when first asked */
 	size_t nprotos;
 	char err[192];
 };
@@ -99,6 +100,9 @@ void args_btf_free(struct args_btf *ab)
 {
 	if (!ab)
 		return;
+	for (uint32_t i = 0; ab->tnames && i < btf__type_cnt(ab->btf); i++)
+		free(ab->tnames[i]);
+	free(ab->tnames);
 	btf_dump__free(ab->dump);
 	btf__free(ab->btf);
 	free(ab->protos);
@@ -269,22 +273,35 @@ char *args_render_value(const struct args_btf *ab, uint32_t type_id, const void 
 	return end_value(&b, fmt);
 }
 
-char *args_type_name(const struct args_btf *ab, uint32_t type_id)
+/* TYPE_ID's C name from libbpf's declaration printer, made once per id */
+static const char *type_name(struct args_btf *ab, uint32_t type_id)
 {
 	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "");
 	struct vbuf b;
 
-	if (!ab || !ab->dump || !btf__type_by_id(ab->btf, type_id) || begin_value(&b))
+	if (!ab || !ab->dump || !btf__type_by_id(ab->btf, type_id))
 		return NULL;
-	((struct args_btf *)ab)->dump_out = b.f;
+	if (!ab->tnames && !(ab->tnames = calloc(btf__type_cnt(ab->btf), sizeof(*ab->tnames))))
+		return NULL;
+	if (ab->tnames[type_id] || begin_value(&b))
+		return ab->tnames[type_id];
+	ab->dump_out = b.f;
 	if (btf_dump__emit_type_decl(ab->dump, type_id, &o) < 0)
 		fputs("?", b.f);
-	((struct args_btf *)ab)->dump_out = NULL;
+	ab->dump_out = NULL;
 	if (fclose(b.f)) {
 		free(b.s);
 		return NULL;
 	}
-	return b.s;
+	return ab->tnames[type_id] = b.s;
+}
+
+char *args_type_name(const struct args_btf *ab, uint32_t type_id)
+{
+	/* the cache is the loaded BTF's, not part of what callers see */
+	const char *n = type_name((struct args_btf *)ab, type_id);
+
+	return n ? strdup(n) : NULL;
 }
 
 /* the item takes VALUE (malloc'd) */
