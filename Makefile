@@ -89,6 +89,9 @@ $(O)/mkrec: tests/golden/mkrec.c tests/golden/reclib.c tests/golden/reclib.h $(L
 $(O)/mkrec_views: tests/golden/mkrec_views.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
+$(O)/mkrec_probes: tests/golden/mkrec_probes.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
+
 $(O)/mkrec_args: tests/golden/mkrec_args.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 

@@ -9,7 +9,7 @@
 
 _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-M --kprobes-multi -K --kprobes -F --fentries -E --call-stack -T --trace
-	-S --success-stacks -I --interim-stacks -B --lbr -R -U --user-stacks
+	-S --success-stacks -I --interim-stacks -J --inject-probe -B --lbr -R -U --user-stacks
 	-p --pid -P --no-pid
 	-n --comm -N --no-comm -x --allow-errors -X --deny-errors -L --longer
 	-o --output --max-size --duration --stop-after -C --config --config-help
@@ -73,6 +73,35 @@ _retsnoop_functions() {
 		fi
 	done
 	COMPREPLY=()
+}
+
+# -J specs: the kinds, then kprobe:/kretprobe: functions and tp:
+# tracepoints when this user can read the traceable lists
+_retsnoop_probes() {
+	local kind=${cur%%:*} f
+	compopt -o nospace 2>/dev/null
+	case $cur in
+	kprobe:*|kretprobe:*)
+		local saved=$cur
+		cur=${cur#*:}
+		_retsnoop_functions
+		cur=$saved
+		local IFS=$'\n'
+		# shellcheck disable=SC2207
+		COMPREPLY=($(printf '%s\n' "${COMPREPLY[@]}" | sed "s/^/$kind:/"))
+		return ;;
+	tp:*)
+		for f in /sys/kernel/tracing/available_events /sys/kernel/debug/tracing/available_events; do
+			if [ -r "$f" ]; then
+				local IFS=$'\n'
+				# shellcheck disable=SC2207
+				COMPREPLY=($(awk -v p="${cur#tp:}" 'index($1, p) == 1 { print "tp:" $1 }' "$f" 2>/dev/null))
+				return
+			fi
+		done
+		return ;;
+	esac
+	_retsnoop_words "kprobe: kretprobe: rawtp: tp:"
 }
 
 # does this report (or addr2line) option take the next word as its value?
@@ -170,6 +199,9 @@ _retsnoop() {
 	-e|-a|-d|--entry|--allow|--deny|--stack-has)
 		[ "$cmd" = retsnoop-report ] && return
 		_retsnoop_functions; return ;;
+	-J|--inject-probe)
+		[ "$cmd" = retsnoop-report ] && return
+		_retsnoop_probes; return ;;
 	-p|-P|--pid|--no-pid)
 		local IFS=$'\n'
 		# shellcheck disable=SC2207

@@ -50,6 +50,7 @@ static int live_start(void *ctx, const struct rsf_meta *meta,
 		.funcs = funcs, .nfuncs = nfuncs,
 		.btf_blob = l->blobs.btf_blob, .btf_size = l->blobs.btf_size,
 		.func_btf_blob = l->blobs.func_btf_blob, .func_btf_size = l->blobs.func_btf_size,
+		.probes_blob = l->blobs.probes_blob, .probes_size = l->blobs.probes_size,
 	};
 	char err[512];
 

@@ -6,6 +6,7 @@
 #include "common/array_grow.h"
 #include "record/features.h"
 #include "record/comm_filter.h"
+#include "record/probe_attach.h"
 #include <linux/types.h>
 #include <pthread.h>
 #include "retsnoop.skel.h"
@@ -117,6 +118,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 		bpf_program__set_attach_target(s->progs.rs_fentry, 0, sel->v[0].name);
 		bpf_program__set_attach_target(s->progs.rs_fexit, 0, sel->v[0].name);
 	}
+	probe_skel_setup(s, o);
 	if (retsnoop_bpf__load(s)) {
 		e = errno;
 		snprintf(err, errlen, "loading the BPF programs failed with %s (%s)%s", errname(e),
@@ -532,6 +534,8 @@ void tracer_prog_misses(const struct tracer *t, struct prog_misses *m)
 		uint64_t n = prog_misses(bpf_program__fd(p));
 
 		m->total += n;
+		if (!strncmp(bpf_program__name(p), "rs_probe_", 9))
+			continue;   /* -J probes: in the total only */
 		if (strstr(sec, "kretprobe") || strstr(sec, "fexit"))
 			m->exit += n;
 		else if (strstr(sec, "kprobe") || strstr(sec, "fentry"))

@@ -13,6 +13,7 @@
 #include "record/record_sink.h"
 #include "record/recorder.h"
 #include "record/link_misses.h"
+#include "record/probe_attach.h"
 #include "record/select.h"
 #include "record/spawn.h"
 #include "record/stop_signal.h"
@@ -27,6 +28,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* -J tp: a tracepoint record's copy with -A (args.max-sized-arg-size) */
+#define PROBE_MAX_TP_CTX 256
 
 /* the start-up steps -v times (printed with the "Recording" line) */
 enum { LAP_CHECKS, LAP_KALLSYMS, LAP_BTF, LAP_SELECT, LAP_PROBES, LAP_LOAD, LAP_ATTACH,
@@ -53,6 +57,7 @@ struct recorder {
 	struct lbr_events lbr;
 	char lbr_why[1024];
 	struct tracer tr;
+	struct probe_set probes;   /* -J */
 	struct file_header hdr;
 	struct header_blobs blobs; /* named header blobs added while attaching */
 	struct rsf_writer *w;
@@ -268,6 +273,12 @@ int recorder_select(struct recorder *r)
 	if (o->verbose)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+	if (o->nprobes && probe_set_resolve(&r->probes, o->probes, o->nprobes, r->btf,
+					    PROBE_MAX_TP_CTX, r->log, r->prog, r->err,
+					    sizeof(r->err)))
+		return failed(r);
+	if (o->nprobes && o->verbose)
+		fprintf(r->log, "%zu injected probes from %zu -J specs.\n", r->probes.n, o->nprobes);
 	return 0;
 }
 
@@ -302,8 +313,11 @@ static int load_and_attach(struct recorder *r)
 			     r->err, sizeof(r->err)))
 		return failed(r);
 	lap(r, LAP_LOAD);
-	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
+	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
+	if (r->probes.n && probe_set_add_blob(&r->probes, &r->blobs))
+		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
@@ -455,6 +469,7 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	tracer_prog_misses(&r->tr, &misses);   /* before detach closes fentry clones */
 	tracer_link_misses(&r->tr, &r->sel, st);   /* and the links */
 
+	probe_set_detach(&r->probes);
 	tracer_detach(&r->tr);
 	tracer_stats(&r->tr, &st->bpf);
 	st->prog_misses = misses.total;
@@ -518,6 +533,7 @@ void recorder_free(struct recorder *r)
 	if (r->tr.skel)
 		tracer_close(&r->tr);
 	lbr_close(&r->lbr);
+	probe_set_free(&r->probes);
 	file_header_free(&r->hdr);
 	header_blobs_free(&r->blobs);
 	selection_free(&r->sel);

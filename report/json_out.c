@@ -9,6 +9,7 @@
 #include "args_json.h"
 #include "../common/json_writer.h"
 #include "json_out.h"
+#include "../format/probe_table.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
@@ -179,6 +180,43 @@ static void put_trace(struct json_out *j, const struct rp_session *s, const stru
 		put_call_args(j, s, t->seq_id, t->func_id);
 	}
 	jw_obj_end(w);
+}
+
+/* a -J hit: one level inside the innermost running call */
+static void put_probe(struct json_out *j, const struct rs_rec_probe *p)
+{
+	struct json_writer *w = &j->w;
+	char buf[32];
+
+	jw_obj_begin(w);
+	jw_key(w, "type");
+	jw_str(w, "probe");
+	jw_key(w, "ts_ns");
+	jw_uint(w, p->ts);
+	jw_key(w, "probe");
+	jw_str(w, rsf_probe_name(j->env->probes_blob, j->env->probes_size, p->probe_id, buf,
+				 sizeof(buf)));
+	jw_key(w, "probe_id");
+	jw_uint(w, p->probe_id);
+	jw_key(w, "depth");
+	jw_uint(w, p->depth + 1u);
+	jw_key(w, "seq_id");
+	jw_uint(w, p->seq_id);
+	jw_obj_end(w);
+}
+
+/* the -T records and the -J hits, merged by sequence id */
+static void put_trace_rows(struct json_out *j, const struct rp_session *s)
+{
+	size_t pi = 0;
+
+	for (size_t i = 0; i < s->ntrace; i++) {
+		for (; pi < s->nprobes && s->probes[pi]->seq_id < s->trace[i].seq_id; pi++)
+			put_probe(j, s->probes[pi]);
+		put_trace(j, s, &s->trace[i]);
+	}
+	for (; pi < s->nprobes; pi++)
+		put_probe(j, s->probes[pi]);
 }
 
 static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs_rec_lbr *l)
@@ -399,8 +437,7 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 	jw_arr_end(w);
 	jw_key(w, "trace");
 	jw_arr_begin(w);
-	for (size_t i = 0; i < s->ntrace; i++)
-		put_trace(j, s, &s->trace[i]);
+	put_trace_rows(j, s);
 	jw_arr_end(w);
 	jw_key(w, "lbr");
 	jw_arr_begin(w);

@@ -52,6 +52,9 @@ void rp_env_set_blobs(struct rp_env *env, const struct rsf_blob *blobs, size_t n
 		} else if (!strcmp(blobs[i].name, "func_btf")) {
 			env->func_btf_blob = blobs[i].data;
 			env->func_btf_size = blobs[i].size;
+		} else if (!strcmp(blobs[i].name, "probes")) {
+			env->probes_blob = blobs[i].data;
+			env->probes_size = blobs[i].size;
 		}
 	}
 }
@@ -60,6 +63,7 @@ void rp_env_read_blobs(struct rp_env *env, const struct rsf_reader *r)
 {
 	env->btf_blob = rsf_reader_blob(r, "btf", &env->btf_size);
 	env->func_btf_blob = rsf_reader_blob(r, "func_btf", &env->func_btf_size);
+	env->probes_blob = rsf_reader_blob(r, "probes", &env->probes_size);
 }
 
 const struct rs_rec_func_args *rp_call_args(const struct rp_env *env, const struct rp_session *s,

@@ -31,6 +31,9 @@ struct rp_env {
 	const void *btf_blob, *func_btf_blob;
 	size_t btf_size, func_btf_size;
 	struct args_btf *args_btf;
+	/* -J: the recording's "probes" blob (format/probe_table.h), or NULL */
+	const void *probes_blob;
+	size_t probes_size;
 };
 
 /* -A: the "btf" and "func_btf" blobs of recording R into ENV */
@@ -68,6 +71,10 @@ struct rp_session {
 	const struct rs_rec_func_args *const *args;
 	size_t nargs;
 	uint64_t args_overflow;
+	/* -J probe hits since START, arrival (= sequence) order, validated
+	 * (report/probe_store.h) */
+	const struct rs_rec_probe *const *probes;
+	size_t nprobes;
 };
 
 struct args_fmt;

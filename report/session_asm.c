@@ -8,6 +8,7 @@
 #include "../common/array_grow.h"
 #include "args_store.h"
 #include "session_asm.h"
+#include "probe_store.h"
 
 #define BUCKETS 4096
 
@@ -24,6 +25,7 @@ struct sess {
 	struct rs_rec_lbr *lbr_new;        /* arrived since the last snapshot */
 	struct rp_args_store args;         /* -A FUNC_ARGS records (args_store.c) */
 	uint64_t args_overflow;
+	struct rp_probe_store probes;      /* -J hits */
 };
 
 struct rp_asm {
@@ -68,7 +70,8 @@ static struct sess **slot(struct rp_asm *a, uint64_t id)
 
 static uint64_t sess_bytes(const struct sess *s)
 {
-	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs) + s->args.bytes;
+	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs) + s->args.bytes +
+	       s->probes.bytes;
 }
 
 static void sess_drop(struct rp_asm *a, uint64_t id)
@@ -87,6 +90,7 @@ static void sess_drop(struct rp_asm *a, uint64_t id)
 		free(s->lbrs[i]);
 	free(s->lbrs);
 	args_store_free(&s->args);
+	rp_probe_store_free(&s->probes);
 	free(s);
 }
 
@@ -97,7 +101,8 @@ static struct sess *sess_open(struct rp_asm *a, uint64_t id, bool started)
 
 	if (a->nopen >= RP_ASM_MAX_OPEN) {
 		a->st.sessions_evicted++;
-		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs + a->oldest->args.n;
+		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs + a->oldest->args.n +
+					    a->oldest->probes.n;
 		sess_drop(a, a->oldest->id);
 	}
 	s = calloc(1, sizeof(*s));
@@ -148,6 +153,32 @@ static int keep_trace(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
 	memset(t, 0, sizeof(*t));
 	memcpy(t, h, h->size < sizeof(*t) ? h->size : sizeof(*t));
 	a->bytes += sizeof(*t);
+	return 0;
+}
+
+/* a -J probe hit: kept like a -T record (probe_store.h validates it) */
+static int keep_probe(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
+{
+	struct sess *s = *slot(a, id);
+	size_t n = rp_probe_kept_size(h);
+	int r;
+
+	if (!n) {
+		a->st.bad_records++;
+		return 0;
+	}
+	if (!s) {
+		a->st.orphan_records++;
+		return 0;
+	}
+	if (over_limit(a, s->ntrace + s->probes.n, RP_ASM_MAX_TRACE, n)) {
+		s->trace_overflow++;
+		return 0;
+	}
+	r = rp_probe_store_add(&s->probes, h);
+	if (r < 0)
+		return -1;
+	a->bytes += n;
 	return 0;
 }
 
@@ -293,6 +324,8 @@ static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 		s.args = (const struct rs_rec_func_args *const *)st->args.recs;
 		s.nargs = st->args.n;
 		s.args_overflow = st->args_overflow;
+		s.probes = (const struct rs_rec_probe *const *)st->probes.v;
+		s.nprobes = st->probes.n;
 	}
 	interim = a->e.flags & RS_SESS_INTERIM;
 	if (a->e.dropped_records)
@@ -331,6 +364,8 @@ int rp_asm_feed(struct rp_asm *a, const struct rs_rec_hdr *rec)
 		return a->keep_lbr ? keep_lbr(a, id, rec) : 0;
 	case RS_REC_FUNC_ARGS:
 		return keep_args(a, id, rec);
+	case RS_REC_PROBE:
+		return a->keep_trace ? keep_probe(a, id, rec) : 0;
 	default:
 		a->st.bad_records++;
 		return 0;

@@ -81,7 +81,10 @@ static bool trace_args(void *ctx, uint32_t seq_id, uint32_t func_id, struct args
 /* the -T view (no records when the session's START was never seen) */
 static void render_trace(struct text_out *t, const struct rp_session *s)
 {
-	struct tv_table tv = {0};
+	struct tv_table tv = {
+		.probes = s->probes, .nprobes = s->nprobes,
+		.probes_blob = t->env->probes_blob, .probes_size = t->env->probes_size,
+	};
 	struct trace_args_ctx c = { t, s };
 	struct tv_args ta = { .fn = s->nargs ? trace_args : NULL, .ctx = &c, .mode = t->opts.args.mode };
 

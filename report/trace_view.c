@@ -9,11 +9,13 @@
 #include "args_render.h"
 #include "result_fmt.h"
 #include "trace_view.h"
+#include "../format/probe_table.h"
 
 #define GLYPH_ENTRY "\u2192"
 #define GLYPH_EXIT  "\u2190"
 #define GLYPH_LEAF  "\u2194"
 #define GLYPH_GAP   "\u203c"
+#define GLYPH_PROBE "\u25ce"
 
 static struct tv_row *add_row(struct tv_table *t, enum tv_row_kind kind, uint32_t seq_id)
 {
@@ -70,11 +72,40 @@ static void fill_exit(struct tv_row *r, const struct rs_rec_trace *x, uint32_t f
 	snprintf(r->dur, sizeof(r->dur), "%.3fus", (double)x->lat_ns / 1000.0);
 }
 
+/* the -J hits (t->probes from *pi on) with sequence ids below LIMIT and
+ * up to LAST_SEQ_ID, each a row one level inside the running call */
+static int add_probes(struct tv_table *t, size_t *pi, uint64_t limit, uint32_t last_seq_id,
+		      uint64_t *expected, unsigned *last_depth)
+{
+	for (; *pi < t->nprobes && t->probes[*pi]->seq_id < limit; (*pi)++) {
+		const struct rs_rec_probe *p = t->probes[*pi];
+		unsigned depth = p->depth + 1u;
+		struct tv_row *r;
+		char unk[32];
+
+		if (p->seq_id > last_seq_id)
+			continue;
+		if (p->seq_id > *expected &&
+		    add_gap(t, (uint32_t)*expected, p->seq_id - (uint32_t)*expected, depth))
+			return -1;
+		r = add_row(t, TV_ROW_PROBE, p->seq_id);
+		if (!r)
+			return -1;
+		snprintf(r->sym, sizeof(r->sym), "%*s" GLYPH_PROBE " %s", indent_of(depth), "",
+			 rsf_probe_name(t->probes_blob, t->probes_size, p->probe_id, unk, sizeof(unk)));
+		*last_depth = depth;
+		if ((uint64_t)p->seq_id + 1 > *expected)
+			*expected = (uint64_t)p->seq_id + 1;
+	}
+	return 0;
+}
+
 int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t n,
 		     const struct rsf_func *funcs, size_t nfuncs, uint32_t last_seq_id)
 {
 	uint64_t expected = 0;     /* next seq id we should see */
 	unsigned last_depth = 1;
+	size_t pi = 0;             /* next -J hit */
 
 	for (size_t i = 0; i < n; i++) {
 		const struct rs_rec_trace *e = &recs[i];
@@ -87,6 +118,8 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 
 		if (e->seq_id > last_seq_id)
 			continue;
+		if (add_probes(t, &pi, e->seq_id, last_seq_id, &expected, &last_depth))
+			return -1;
 		if (e->seq_id > expected &&
 		    add_gap(t, (uint32_t)expected, e->seq_id - (uint32_t)expected, e->depth))
 			return -1;
@@ -115,6 +148,8 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 		if ((uint64_t)e->seq_id + 1 > expected)
 			expected = (uint64_t)e->seq_id + 1;
 	}
+	if (add_probes(t, &pi, UINT64_MAX, last_seq_id, &expected, &last_depth))
+		return -1;
 	if ((uint64_t)last_seq_id + 1 > expected &&
 	    add_gap(t, (uint32_t)expected, (uint32_t)((uint64_t)last_seq_id + 1 - expected), last_depth))
 		return -1;

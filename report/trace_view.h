@@ -20,6 +20,8 @@ enum tv_row_kind {
 	TV_ROW_EXIT,       /* ← name  [res]  dur */
 	TV_ROW_LEAF,       /* ↔ name  [res]  dur */
 	TV_ROW_GAP,        /* ‼ ... missing N records ... */
+	TV_ROW_PROBE,      /* ◎ kprobe:NAME+0xOFF (a -J hit), one level inside
+			    * the innermost running call */
 };
 
 struct tv_row {
@@ -35,6 +37,12 @@ struct tv_row {
 struct tv_table {
 	struct tv_row *rows;
 	size_t n, cap;
+	/* -J hits merged in by sequence id (set before trace_view_build):
+	 * the session's probe records and the recording's "probes" blob */
+	const struct rs_rec_probe *const *probes;
+	size_t nprobes;
+	const void *probes_blob;
+	size_t probes_size;
 };
 
 /* recs: the session's trace records (RS_REC_TRACE_ENTRY/EXIT) in arrival

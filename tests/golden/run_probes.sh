@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# run_probes.sh - golden tests of injected-probe (-J) rendering from a
+# synthetic recording (build/mkrec_probes): ◎ rows between the calls at
+# the hit's depth in the trace view, a gap row for a lost record, an id
+# the probe table lacks, a malformed probe record counted, an interim
+# snapshot showing only the hits before it, JSON probe rows, and the same
+# records without the "probes" blob. Called by run.sh; `--update` rewrites
+# the expected files. Prints "golden-probes: N passed, N failed".
+# shellcheck source=tests/golden/lib.sh
+. "$(dirname "$0")/lib.sh"
+REPORT=${REPORT:-$ROOT/build/retsnoop-report}
+MKREC_PROBES=${MKREC_PROBES:-$ROOT/build/mkrec_probes}
+
+if [ -z "${NO_BUILD:-}" ] && ! make -s build/retsnoop-report build/mkrec_probes >/dev/null; then
+	echo "golden-probes: cannot build retsnoop-report and mkrec_probes" >&2
+	echo "golden-probes: 0 passed, 1 failed"
+	exit 1
+fi
+WORK=$ROOT/build/golden-probes
+rm -rf "$WORK"
+mkdir -p "$WORK" "$EXP"
+cd "$WORK" || exit 1
+if ! "$MKREC_PROBES" .; then
+	echo "golden-probes: mkrec_probes failed" >&2
+	echo "golden-probes: 0 passed, 1 failed"
+	exit 1
+fi
+
+GOLDEN_SUITE=golden-probes GOLDEN_WORK=$WORK
+golden_case probes-trace         -T probes.rsrec
+golden_case probes-trace-E       -T -E probes.rsrec
+golden_case probes-json          --format json probes.rsrec
+golden_case probes-noblob        -T probes-noblob.rsrec
+# the JSON rows validate against the schema
+if python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.schema.json" \
+	<(TZ=UTC "$REPORT" --format json probes.rsrec 2>/dev/null); then
+	golden_ok
+else
+	golden_bad "probes-json-schema: the JSON does not validate"
+fi
+golden_done
