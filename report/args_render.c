@@ -15,7 +15,6 @@
 #include "args_value.h"
 
 #define GLYPH_ROW   "\u203a"   /* › */
-#define GLYPH_CUT   "\u2026"   /* … */
 
 struct args_btf {
 	struct btf *btf;
@@ -126,9 +125,11 @@ const void *args_btf_btf(const struct args_btf *ab)
 
 /* ------------------------------------------------------------- items */
 /* S (malloc'd) cut to WIDTH columns (UTF-8 code points), the last one a
- * `…`; NULL when out of memory (S freed) */
-static char *cut_width(char *s, int width)
+ * `…` (with ASCII the last three "..."); NULL when out of memory (S freed) */
+static char *cut_width(char *s, int width, bool ascii)
 {
+	const char *mark = av_cut_mark(ascii);
+	int mcols = ascii ? 3 : 1;
 	int cols = 0;
 	char *p, *n;
 	size_t keep = 0;
@@ -138,19 +139,19 @@ static char *cut_width(char *s, int width)
 	for (p = s; *p; p++) {
 		if (((unsigned char)*p & 0xc0) == 0x80)
 			continue;
-		if (cols == width - 1)
+		if (cols == width - mcols)
 			keep = (size_t)(p - s);
 		if (++cols > width)
 			break;
 	}
 	if (!*p)
 		return s;
-	n = realloc(s, keep + sizeof(GLYPH_CUT));
+	n = realloc(s, keep + strlen(mark) + 1);
 	if (!n) {
 		free(s);
 		return NULL;
 	}
-	memcpy(n + keep, GLYPH_CUT, sizeof(GLYPH_CUT));
+	strcpy(n + keep, mark);
 	return n;
 }
 
@@ -245,7 +246,7 @@ static char *end_value(struct vbuf *b, const struct args_fmt *fmt)
 		free(b->s);
 		return NULL;
 	}
-	return fmt->mode == ARGS_FMT_VERBOSE ? b->s : cut_width(b->s, fmt->max_width);
+	return fmt->mode == ARGS_FMT_VERBOSE ? b->s : cut_width(b->s, fmt->max_width, fmt->ascii);
 }
 
 static struct av_ctx av_ctx_of(const struct args_btf *ab, const struct args_fmt *fmt)
@@ -255,6 +256,7 @@ static struct av_ctx av_ctx_of(const struct args_btf *ab, const struct args_fmt 
 		.dump = ab ? ab->dump : NULL,
 		.dump_out = ab ? (FILE **)&ab->dump_out : NULL,
 		.verbose = fmt->mode == ARGS_FMT_VERBOSE,
+		.ascii = fmt->ascii,
 	};
 }
 
@@ -269,7 +271,7 @@ char *args_render_value(const struct args_btf *ab, uint32_t type_id, const void 
 	if (!c.btf)
 		fputs("?", b.f);
 	else if (!av_render(&c, b.f, type_id, data, len) && trunc)
-		fputs(GLYPH_CUT, b.f);
+		fputs(av_cut_mark(fmt->ascii), b.f);
 	return end_value(&b, fmt);
 }
 
@@ -417,11 +419,12 @@ static void arg_value(FILE *f, const struct av_ctx *c, const struct rs_arg_desc 
 
 	switch (d->kind) {
 	case RS_ARG_STR:
-		av_quoted(f, (const char *)p, strnlen((const char *)p, d->len));
+		av_quoted(f, (const char *)p, strnlen((const char *)p, d->len), c->ascii);
 		break;
 	case RS_ARG_VARARG:
 		if ((d->flags & RS_ARGF_STRISH) && d->len > 8)
-			av_quoted(f, (const char *)p + 8, strnlen((const char *)p + 8, d->len - 8u));
+			av_quoted(f, (const char *)p + 8, strnlen((const char *)p + 8, d->len - 8u),
+				  c->ascii);
 		else
 			raw_bytes(f, p, d->len < 8 ? d->len : 8, false);
 		break;
@@ -443,7 +446,7 @@ static void arg_value(FILE *f, const struct av_ctx *c, const struct rs_arg_desc 
 		raw_bytes(f, p, d->len, true);
 	}
 	if ((d->flags & RS_ARGF_TRUNC) && !cut)
-		fputs(GLYPH_CUT, f);
+		fputs(av_cut_mark(c->ascii), f);
 }
 
 static enum args_state desc_state(const struct rs_arg_desc *d)

@@ -281,6 +281,33 @@ static void test_truncated(void)
 	free(s);
 }
 
+/* JSON takes plain ASCII: "..." for the cut mark, high bytes escaped */
+static void test_ascii(void)
+{
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 8, .ascii = true };
+	struct args_list l = {0};
+	struct foo_v foo = FOO;
+	struct rb b;
+
+	rb_init(&b, 0);
+	rb_add(&b, RS_ARG_PTR_DATA, 0, 0, &foo, 9);
+	rb_add(&b, RS_ARG_STR, RS_ARGF_TRUNC, 0, "caf\xc3\xa9", 5);
+	CHECK(args_render_rec(AB, &b.r, &fmt, &l) == 0);
+	CHECK_INT(l.n, 2);
+	if (l.n == 2) {
+		CHECK_STR(l.items[0].value, "&{.a=...");
+		CHECK_STR(l.items[1].value, "'caf\\...");
+	}
+	args_list_free(&l);
+	fmt.max_width = 0;
+	CHECK(args_render_rec(AB, &b.r, &fmt, &l) == 0);
+	if (l.n == 2) {
+		CHECK_STR(l.items[0].value, "&{.a=5,.c=GREEN,.name='h'...}");
+		CHECK_STR(l.items[1].value, "'caf\\xc3\\xa9'...");
+	}
+	args_list_free(&l);
+}
+
 static void test_varargs(void)
 {
 	uint8_t slot[8 + 6];
@@ -470,6 +497,7 @@ int main(void)
 	RUN(test_width);
 	RUN(test_states);
 	RUN(test_truncated);
+	RUN(test_ascii);
 	RUN(test_varargs);
 	RUN(test_raw);
 	RUN(test_values);
