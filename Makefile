@@ -46,8 +46,11 @@ ifneq ($(wildcard live/main.c),)
 BINS += $(O)/retsnoop
 endif
 
+# test programs of tests/vm/ustack.sh (-U), installed nowhere
+USTACK_TEST_BINS := $(O)/ustack_prog_static $(O)/ustack_prog_dyn $(O)/ustack_dump
+
 .PHONY: all clean install test test-unit test-golden test-vm fuzz
-all: $(BINS)
+all: $(BINS) $(USTACK_TEST_BINS)
 
 # ------------------------------------------------------------------ BPF --
 $(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
@@ -97,6 +100,16 @@ $(O)/mkrec_args: tests/golden/mkrec_args.c tests/golden/reclib.c tests/golden/re
 
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# without frame pointers on purpose: the report unwinds them with CFI
+$(O)/ustack_prog_static: tests/ustack/ustack_prog.c | $(O)
+	$(CC) -O2 -g -fomit-frame-pointer -static -o $@ $<
+
+$(O)/ustack_prog_dyn: tests/ustack/ustack_prog.c | $(O)
+	$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+
+$(O)/ustack_dump: tests/ustack/ustack_dump.c $(FORMAT_SRCS:%.c=$(O)/%.o)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/tests/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/testlib.h
 	@mkdir -p $(dir $@)

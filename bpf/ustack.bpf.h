@@ -48,6 +48,17 @@ struct {
 	__type(value, u32);               /* execs seen since the recording started */
 } exec_gen SEC(".maps");
 
+/* processes whose USTACK was sent since their last exec: the first one
+ * wakes the reader at once, so that it reads the process's mappings
+ * before a short-lived process exits */
+#define RS_MAP_TYPE_LRU_HASH 9
+struct {
+	__uint(type, RS_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u32);                 /* tgid */
+	__type(value, u8);
+} ustack_seen SEC(".maps");
+
 /* v, with a bound the verifier keeps (the empty asm stops clang from
  * dropping a check it can prove redundant; 64-bit, so that the compared
  * register is the one used) */
@@ -122,7 +133,8 @@ static __always_inline bool ustack_regs(struct rs_rec_ustack *rec)
 static __always_inline void emit_ustack_rec(struct session *s)
 {
 	u32 key = bpf_get_smp_processor_id();
-	u64 n = 0, tail;
+	u64 n = 0, tail, wake = BPF_RB_NO_WAKEUP;
+	u8 one = 1;
 	struct rs_rec_ustack *rec;
 	struct ustack_buf *b;
 	u8 *data;
@@ -164,8 +176,11 @@ static __always_inline void emit_ustack_rec(struct session *s)
 	}
 	size = RS_UREC_FIXED + RS_REC_ALIGN(n);
 	rec->hdr.size = (u32)size;
-	if (bpf_ringbuf_output(&rb, b, ustack_clamp(size, RS_UREC_FIXED + RS_USTACK_MAX),
-			       BPF_RB_NO_WAKEUP)) {
+	if (!(rec->flags & RS_USTACKF_NO_USER) && !bpf_map_lookup_elem(&ustack_seen, &s->pid)) {
+		bpf_map_update_elem(&ustack_seen, &s->pid, &one, BPF_ANY);
+		wake = BPF_RB_FORCE_WAKEUP;
+	}
+	if (bpf_ringbuf_output(&rb, b, ustack_clamp(size, RS_UREC_FIXED + RS_USTACK_MAX), wake)) {
 		stat_inc(&stats.records_dropped);
 		stat_inc(&stats.ustacks_dropped);
 	}
@@ -182,6 +197,7 @@ int rs_task_exec(void *ctx)
 		__sync_fetch_and_add(g, 1);
 	else
 		bpf_map_update_elem(&exec_gen, &tgid, &one, BPF_ANY);
+	bpf_map_delete_elem(&ustack_seen, &tgid);   /* its next USTACK wakes the reader */
 	return 0;
 }
 

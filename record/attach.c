@@ -67,8 +67,10 @@ static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
 	s->rodata->ustack_size = o->ustack_size;
 	bpf_map__set_max_entries(s->maps.ustack_scratch,
 				 o->user_stacks && ncpus > 0 ? (uint32_t)ncpus : 1);
-	if (!o->user_stacks)
+	if (!o->user_stacks) {
 		bpf_map__set_max_entries(s->maps.exec_gen, 1);
+		bpf_map__set_max_entries(s->maps.ustack_seen, 1);
+	}
 	bpf_program__set_autoload(s->progs.rs_task_exec, o->user_stacks);
 }
 

@@ -50,6 +50,12 @@ struct probe_set {
 int probe_set_resolve(struct probe_set *ps, char *const *specs, size_t nspecs,
 		      const struct btf *vmlinux, uint32_t max_ctx, FILE *log, const char *prog,
 		      char *err, size_t errlen);
+/* -A: each probe's context type copied into SUB (the recording's "btf"
+ * blob under construction, record/btf_subset.h), its id kept for the
+ * "probes" blob; 0, or -1 with the reason in err */
+struct btf_subset;
+int probe_set_add_types(struct probe_set *ps, struct btf_subset *sub, const struct btf *vmlinux,
+			char *err, size_t errlen);
 /* before the skeleton loads: only the programs of kinds in use load */
 void probe_skel_setup(struct retsnoop_bpf *s, const struct record_opts *o);
 /* attaches every probe; 0, or -1 with the failing probe named in err */

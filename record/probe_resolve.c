@@ -77,13 +77,23 @@ static void kprobe_ctx(struct resolve_ctx *c, struct probe_def *d)
 
 /* btf_trace_<name>: typedef of a pointer to a FUNC_PROTO whose first
  * parameter is the tracepoint's data pointer; the others are the u64
- * arguments the program sees */
+ * arguments the program sees. Its parameters have no names: those of the
+ * same prototype of the __traceiter_<name> function do. */
 static void rawtp_ctx(struct resolve_ctx *c, struct probe_def *d)
 {
 	char tn[320];
 	const struct btf_type *t;
 	int id;
 
+	snprintf(tn, sizeof(tn), "__traceiter_%s", d->target);
+	id = btf__find_by_name_kind(c->btf, tn, BTF_KIND_FUNC);
+	t = id > 0 ? btf__type_by_id(c->btf, id) : NULL;
+	t = t ? btf__type_by_id(c->btf, t->type) : NULL;
+	if (t && btf_is_func_proto(t) && btf_vlen(t) >= 1) {
+		d->src_btf_id = (int32_t)btf__type_by_id(c->btf, id)->type;
+		set_ctx(d, 8u * (btf_vlen(t) - 1), 8u * (btf_vlen(t) - 1), 8u * (btf_vlen(t) - 1));
+		return;
+	}
 	snprintf(tn, sizeof(tn), "btf_trace_%s", d->target);
 	id = btf__find_by_name_kind(c->btf, tn, BTF_KIND_TYPEDEF);
 	if (id <= 0)

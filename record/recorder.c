@@ -427,6 +427,8 @@ int recorder_run(struct recorder *r)
 	s->hooks = r->hooks;
 	s->tr = &r->tr;
 	s->prog = r->prog;
+	if (r->o.user_stacks && !(s->umaps = umaps_new(tracer_exec_gen_fd(&r->tr))))
+		warn(r, "-U: out of memory for the process table; no mappings are recorded");
 	cs = record_sink_callbacks(s);
 
 	tracer_start(&r->tr);
@@ -484,6 +486,27 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	st->funcs_failed = r->tr.failed;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	st->end_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	if (r->sink.umaps) {
+		struct umaps_counts uc;
+
+		umaps_counts(r->sink.umaps, &uc);
+		st->umaps_gone = uc.gone;
+	}
+}
+
+/* -v: what -U read (record/umaps.c) */
+static void print_umaps(struct recorder *r)
+{
+	struct umaps_counts c;
+
+	if (!r->sink.umaps || !r->o.verbose)
+		return;
+	umaps_counts(r->sink.umaps, &c);
+	fprintf(r->log, "-U: %llu processes, %llu maps reads, %llu UMAPS records, %llu files "
+		"without a build-id, %llu processes exited before their maps were read.\n",
+		(unsigned long long)c.procs, (unsigned long long)c.reads,
+		(unsigned long long)c.records, (unsigned long long)c.no_build_id,
+		(unsigned long long)c.gone);
 }
 
 int recorder_finish(struct recorder *r)
@@ -504,6 +527,7 @@ int recorder_finish(struct recorder *r)
 	}
 	r->w = NULL;
 	print_drops(r->log, &st);
+	print_umaps(r);
 	if (r->hooks && r->hooks->on_end)
 		r->hooks->on_end(r->hooks->ctx, &st);
 	if (r->o.verbose)
@@ -535,6 +559,7 @@ void recorder_free(struct recorder *r)
 	lbr_close(&r->lbr);
 	probe_set_free(&r->probes);
 	file_header_free(&r->hdr);
+	umaps_free(r->sink.umaps);
 	header_blobs_free(&r->blobs);
 	selection_free(&r->sel);
 	btf__free(r->btf);

@@ -10,6 +10,7 @@
 #include "../common/json_writer.h"
 #include "json_out.h"
 #include "../format/probe_table.h"
+#include "probe_ctx.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
@@ -185,6 +186,8 @@ static void put_trace(struct json_out *j, const struct rp_session *s, const stru
 /* a -J hit: one level inside the innermost running call */
 static void put_probe(struct json_out *j, const struct rs_rec_probe *p)
 {
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_list l = {0};
 	struct json_writer *w = &j->w;
 	char buf[32];
 
@@ -202,6 +205,13 @@ static void put_probe(struct json_out *j, const struct rs_rec_probe *p)
 	jw_uint(w, p->depth + 1u);
 	jw_key(w, "seq_id");
 	jw_uint(w, p->seq_id);
+	if (p->flags & (RS_PROBEF_CTX | RS_PROBEF_CTX_ERR)) {   /* -A */
+		bool have = rp_probe_ctx(j->env, p, &fmt, &l);
+
+		jw_key(w, "context");
+		args_json_put(w, have ? &l : NULL);
+		args_list_free(&l);
+	}
 	jw_obj_end(w);
 }
 

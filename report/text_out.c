@@ -7,6 +7,7 @@
 #include <time.h>
 #include "args_render.h"
 #include "lbr_view.h"
+#include "probe_ctx.h"
 #include "args_store.h"
 #include "session_asm.h"
 #include "stack_view.h"
@@ -78,6 +79,26 @@ static bool trace_args(void *ctx, uint32_t seq_id, uint32_t func_id, struct args
 	return rp_call_args(c->t->env, c->s, seq_id, func_id, &c->t->opts.args, l) != NULL;
 }
 
+/* a -T probe row's context (trace_view.h) */
+static bool trace_probe_ctx(void *ctx, uint32_t seq_id, struct args_list *l)
+{
+	struct trace_args_ctx *c = ctx;
+	const struct rs_rec_probe *p = rp_probe_find(c->s, seq_id);
+
+	if (!p || !(p->flags & (RS_PROBEF_CTX | RS_PROBEF_CTX_ERR)))
+		return false;
+	return !l || rp_probe_ctx(c->t->env, p, &c->t->opts.args, l);
+}
+
+/* does any hit of S carry a context (-A) */
+static bool probes_have_ctx(const struct rp_session *s)
+{
+	for (size_t i = 0; i < s->nprobes; i++)
+		if (s->probes[i]->flags & (RS_PROBEF_CTX | RS_PROBEF_CTX_ERR))
+			return true;
+	return false;
+}
+
 /* the -T view (no records when the session's START was never seen) */
 static void render_trace(struct text_out *t, const struct rp_session *s)
 {
@@ -86,7 +107,9 @@ static void render_trace(struct text_out *t, const struct rp_session *s)
 		.probes_blob = t->env->probes_blob, .probes_size = t->env->probes_size,
 	};
 	struct trace_args_ctx c = { t, s };
-	struct tv_args ta = { .fn = s->nargs ? trace_args : NULL, .ctx = &c, .mode = t->opts.args.mode };
+	struct tv_args ta = { .fn = s->nargs ? trace_args : NULL,
+			      .probe_fn = probes_have_ctx(s) ? trace_probe_ctx : NULL,
+			      .ctx = &c, .mode = t->opts.args.mode };
 
 	fputc('\n', t->out);
 	if (trace_view_build(&tv, s->trace, s->ntrace, t->env->funcs, t->env->nfuncs,

@@ -165,6 +165,12 @@ static void dashes(FILE *out, int n)
 /* an entry or leaf row's arguments into L (false: none) */
 static bool row_args(const struct tv_row *r, const struct tv_args *a, struct args_list *l)
 {
+	if (a && a->probe_fn && r->kind == TV_ROW_PROBE) {
+		if (a->probe_fn(a->ctx, r->seq_id, l) && l->n)
+			return true;
+		args_list_free(l);
+		return false;
+	}
 	if (!a || !a->fn || (r->kind != TV_ROW_ENTRY && r->kind != TV_ROW_LEAF))
 		return false;
 	if (a->fn(a->ctx, r->seq_id, r->func_id, l) && l->n)
@@ -176,10 +182,15 @@ static bool row_args(const struct tv_row *r, const struct tv_args *a, struct arg
 /* does any row show arguments in a CONTEXT column (compact mode)? */
 static bool has_context(const struct tv_table *t, const struct tv_args *a)
 {
-	if (!a || !a->fn || a->mode != ARGS_FMT_COMPACT)
+	if (!a || (!a->fn && !a->probe_fn) || a->mode != ARGS_FMT_COMPACT)
 		return false;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tv_row *r = &t->rows[i];
+
+		if (r->kind == TV_ROW_PROBE && a->probe_fn && a->probe_fn(a->ctx, r->seq_id, NULL))
+			return true;
+		if (!a->fn)
+			continue;
 
 		if ((r->kind == TV_ROW_ENTRY || r->kind == TV_ROW_LEAF) &&
 		    a->fn(a->ctx, r->seq_id, r->func_id, NULL))

@@ -60,8 +60,11 @@ void trace_view_print(FILE *out, const struct tv_table *t);
  * the call has none */
 struct args_list;
 typedef bool (*tv_args_fn)(void *ctx, uint32_t seq_id, uint32_t func_id, struct args_list *l);
+/* -J: the context of the probe hit with SEQ_ID (same contract as tv_args_fn) */
+typedef bool (*tv_probe_ctx_fn)(void *ctx, uint32_t seq_id, struct args_list *l);
 struct tv_args {
 	tv_args_fn fn;
+	tv_probe_ctx_fn probe_fn;   /* context of probe rows, or NULL */
 	void *ctx;
 	int mode;            /* enum args_fmt_mode */
 };

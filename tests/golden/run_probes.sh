@@ -31,9 +31,15 @@ golden_case probes-trace         -T probes.rsrec
 golden_case probes-trace-E       -T -E probes.rsrec
 golden_case probes-json          --format json probes.rsrec
 golden_case probes-noblob        -T probes-noblob.rsrec
+# -A contexts: compact CONTEXT column, multiline rows, verbose, JSON
+golden_case probes-ctx           -T probes-ctx.rsrec
+golden_case probes-ctx-multi     -T -C args.fmt-mode=multiline probes-ctx.rsrec
+golden_case probes-ctx-verbose   -T -C args.fmt-mode=verbose probes-ctx.rsrec
+golden_case probes-ctx-width     -T -C args.fmt-max-arg-width=20 probes-ctx.rsrec
+golden_case probes-ctx-json      --format json probes-ctx.rsrec
 # the JSON rows validate against the schema
 if python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.schema.json" \
-	<(TZ=UTC "$REPORT" --format json probes.rsrec 2>/dev/null); then
+	<(TZ=UTC "$REPORT" --format json probes.rsrec probes-ctx.rsrec 2>/dev/null); then
 	golden_ok
 else
 	golden_bad "probes-json-schema: the JSON does not validate"

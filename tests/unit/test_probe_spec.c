@@ -1,10 +1,11 @@
 /* test_probe_spec.c - unit tests of record/probe_spec.c (the -J spec
  * forms, rejected specs, tracepoint globs over a tracepoint list, display
- * names) and of format/probe_table.c (the "probes" blob round trip and
+ * names), of record/tp_format.c (tracefs format files) and of format/probe_table.c (the "probes" blob round trip and
  * its validation). */
 #include <stdlib.h>
 #include "record/probe_spec.h"
 #include "format/probe_table.h"
+#include "record/tp_format.h"
 #include "testlib.h"
 
 static int parse(const char *text, struct probe_spec *s, char *err)
@@ -213,6 +214,40 @@ static void test_table(void)
 	CHECK(rsf_probe_kind_name(0) == NULL);
 }
 
+static void test_tp_format(void)
+{
+	static const char fmt[] =
+		"name: kmem_cache_free\nID: 624\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n"
+		"\tfield:char comm[16];\toffset:28;\tsize:16;\tsigned:0;\n\n"
+		"print fmt: \"call_site=%pS ptr=%p name=%s\", REC->call_site\n";
+	struct tp_format f;
+	char err[256];
+
+	CHECK_INT(tp_format_parse(fmt, &f), 0);
+	CHECK_INT(f.n, 8);
+	CHECK_INT(f.fixed_size, 44);
+	CHECK(f.has_data_loc);
+	CHECK_STR(f.f[0].name, "common_type");
+	CHECK(f.f[0].common && !f.f[4].common);
+	CHECK_STR(f.f[4].name, "call_site");
+	CHECK_STR(f.f[5].name, "ptr");
+	CHECK_INT(f.f[5].offset, 16);
+	CHECK_STR(f.f[6].name, "name");
+	CHECK(f.f[6].data_loc && !f.f[5].data_loc);
+	CHECK_STR(f.f[7].name, "comm");
+	CHECK_INT(f.f[7].size, 16);
+	CHECK_INT(tp_format_parse("name: x\nformat:\nprint fmt: \"\"\n", &f), -1);
+	CHECK_INT(tp_format_load("/nonexistent", "kmem", "kfree", &f, err, sizeof(err)), -1);
+	CHECK(strstr(err, "/nonexistent/events/kmem/kfree/format") != NULL);
+}
+
 int main(void)
 {
 	RUN(test_kinds);
@@ -220,5 +255,6 @@ int main(void)
 	RUN(test_tp_match);
 	RUN(test_display);
 	RUN(test_table);
+	RUN(test_tp_format);
 	return TEST_REPORT("test_probe_spec");
 }
