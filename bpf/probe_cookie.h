@@ -6,7 +6,10 @@
 #ifndef RS_PROBE_COOKIE_H
 #define RS_PROBE_COOKIE_H
 
-#define RS_PROBE_CTX_MAX   16384   /* context bytes one record holds at most */
+#define RS_PROBE_CTX_MAX   16376   /* context bytes one record holds at most (the
+				    * BPF side's per-CPU buffer stays below 16 KiB
+				    * plus the record; per-CPU values are limited
+				    * to 32 KiB) */
 #define RS_PROBE_ID_MASK   0x7fff  /* probe ids 0..32767 */
 #define RS_PROBE_TRUNC_BIT 0x8000  /* the context is cut to want bytes */
 

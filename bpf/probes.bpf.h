@@ -11,9 +11,12 @@
 const volatile bool probe_ctx = false;   /* -A: copy each hit's context */
 
 /* a record with the largest context, built here and copied out at its
- * real size (ring buffer reservations must be of a constant size) */
+ * real size (ring buffer reservations must be of a constant size); room
+ * for what the verifier allows after ctx_bound's mask, and the padding */
+#define PROBE_CTX_MASK 0x3fff   /* the power of two above RS_PROBE_CTX_MAX, minus 1 */
+_Static_assert(RS_PROBE_CTX_MAX <= PROBE_CTX_MASK, "PROBE_CTX_MASK too small");
 struct probe_buf {
-	u8 b[sizeof(struct rs_rec_probe) + RS_PROBE_CTX_MAX];
+	u8 b[sizeof(struct rs_rec_probe) + PROBE_CTX_MASK + 8];
 };
 
 struct {
@@ -47,11 +50,15 @@ static __always_inline void probe_fill(struct rs_rec_probe *r, struct session *s
 	r->ctx_len = 0;
 }
 
-/* keeps the verifier convinced a length is at most RS_PROBE_CTX_MAX */
+/* N cut to RS_PROBE_CTX_MAX; the mask (a no-op by then) is what the
+ * verifier sees bound it: the empty asm hides the cut from clang, which
+ * would otherwise hand the helper a copy of N from before it */
 static __always_inline u32 ctx_bound(u32 n)
 {
+	if (n > RS_PROBE_CTX_MAX)
+		n = RS_PROBE_CTX_MAX;
 	asm volatile("" : "+r"(n));
-	return n > RS_PROBE_CTX_MAX ? RS_PROBE_CTX_MAX : n;
+	return n & PROBE_CTX_MASK;
 }
 
 /* -A: the context's bytes (want of them, or min when that faults) */
@@ -82,10 +89,9 @@ static __always_inline void probe_emit_ctx(void *ctx, struct session *s, u64 coo
 		r->flags = RS_PROBEF_CTX | (RS_PROBE_COOKIE_TRUNC(cookie) ? RS_PROBEF_TRUNC : 0);
 		r->ctx_len = (s32)len;
 	}
-	size = RS_REC_ALIGN((u32)sizeof(*r) + len);
+	/* RS_REC_ALIGN, spelled so that the verifier keeps the bound */
+	size = (u32)sizeof(*r) + len + ((8 - (len & 7)) & 7);
 	r->hdr.size = size;
-	if (size > sizeof(b->b))
-		return;
 	if (bpf_ringbuf_output(&rb, r, size, BPF_RB_NO_WAKEUP))
 		probe_lost(s);
 }

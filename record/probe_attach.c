@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include "retsnoop.skel.h"
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ int probe_set_add_types(struct probe_set *ps, struct btf_subset *sub, const stru
 
 		if (d->src_btf_id <= 0)
 			continue;
-		id = btf_subset_add(sub, vmlinux, (uint32_t)d->src_btf_id);
+		id = btf_subset_add(sub, d->synth ? ps->synth : vmlinux, (uint32_t)d->src_btf_id);
 		if (id < 0) {
 			snprintf(err, errlen, "probe '%s': copying the type of %s's context into the "
 				 "recording's BTF failed: %s", d->spec, d->name, strerror(-id));
@@ -194,6 +195,7 @@ void probe_set_free(struct probe_set *ps)
 		free(ps->v[i].target);
 	}
 	free(ps->v);
+	btf__free(ps->synth);
 	free(ps->links);
 	free(ps->fds);
 	memset(ps, 0, sizeof(*ps));

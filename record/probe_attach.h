@@ -28,7 +28,9 @@ struct probe_def {
 	uint32_t ctx_size;       /* the context's natural size */
 	uint32_t want, min;      /* context bytes copied with -A (bpf/probe_cookie.h) */
 	bool trunc;              /* want < ctx_size */
-	int32_t src_btf_id;      /* context type in the kernel BTF (0: none) */
+	int32_t src_btf_id;      /* context type in the kernel BTF, or with
+				  * synth in probe_set.synth (0: none) */
+	bool synth;
 	uint32_t btf_id;         /* ... in the recording's BTF (0: none) */
 };
 
@@ -40,6 +42,7 @@ struct probe_set {
 	int *fds;                /* raw tracepoint links (opened without libbpf) */
 	size_t nfds;
 	uint64_t attach_ns;
+	struct btf *synth;       /* tracepoint structs made from tracefs formats */
 };
 
 /* resolves SPECS (already parsed once by the option parser) against the

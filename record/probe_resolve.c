@@ -161,6 +161,23 @@ static int tp_class_struct(const struct btf *btf, const char *event, const struc
 	return 0;
 }
 
+/* an event without a trace_event_raw_<class> in the kernel BTF (syscall
+ * events): a struct made from its format in the set's own BTF */
+static void tp_synth(struct resolve_ctx *c, struct probe_def *d, const struct tp_format *f)
+{
+	char name[320];
+	int id;
+
+	if (!c->ps->synth && !(c->ps->synth = btf__new_empty()))
+		return;
+	snprintf(name, sizeof(name), "trace_event_raw_%s", d->target);
+	id = tp_format_btf(f, name, c->ps->synth);
+	if (id > 0) {
+		d->src_btf_id = id;
+		d->synth = true;
+	}
+}
+
 static int tp_ctx(struct resolve_ctx *c, struct probe_def *d, char *err, size_t errlen)
 {
 	struct tp_format f;
@@ -168,6 +185,8 @@ static int tp_ctx(struct resolve_ctx *c, struct probe_def *d, char *err, size_t 
 	if (tp_format_load(NULL, d->category, d->target, &f, err, errlen))
 		return -1;
 	d->src_btf_id = tp_class_struct(c->btf, d->target, &f);
+	if (!d->src_btf_id)
+		tp_synth(c, d, &f);
 	/* __data_loc strings follow the fixed part: copy up to the bound */
 	set_ctx(d, f.fixed_size, f.has_data_loc ? c->max_ctx : f.fixed_size, c->max_ctx);
 	return 0;

@@ -1,6 +1,7 @@
 /* tp_format.c - parser of tracefs tracepoint format files (tp_format.h).
  * A field line reads "\tfield:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;". */
 #include "record/tp_format.h"
+#include <bpf/btf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,9 @@ static int parse_line(const char *line, struct tp_field *f)
 	f->offset = (uint32_t)strtoul(o + 7, NULL, 10);
 	f->size = (uint32_t)strtoul(s + 5, NULL, 10);
 	f->data_loc = strstr(decl, "__data_loc") && strstr(decl, "__data_loc") < semi;
+	f->is_signed = strstr(line, "signed:1") != NULL;
+	f->is_ptr = memchr(decl, '*', (size_t)(semi - decl)) != NULL;
+	f->is_array = memchr(decl, '[', (size_t)(semi - decl)) != NULL;
 	f->common = !strncmp(f->name, "common_", 7);
 	return f->name[0] ? 0 : -1;
 }
@@ -68,6 +72,66 @@ int tp_format_parse(const char *text, struct tp_format *out)
 			out->has_data_loc = true;
 	}
 	return out->n ? 0 : -1;
+}
+
+/* an integer type of SIZE bytes (1, 2, 4, 8) */
+static int int_type(struct btf *btf, uint32_t size, bool sgn)
+{
+	static const char *const names[2][4] = {
+		{ "unsigned char", "short unsigned int", "unsigned int", "long unsigned int" },
+		{ "signed char", "short int", "int", "long int" },
+	};
+	int k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+
+	return btf__add_int(btf, names[sgn][k], (size_t)size, sgn ? BTF_INT_SIGNED : 0);
+}
+
+int tp_format_btf(const struct tp_format *f, const char *name, struct btf *btf)
+{
+	uint32_t common_end = 0;
+	int u8 = int_type(btf, 1, false), u32 = int_type(btf, 4, false), id, ent;
+	int types[TP_FORMAT_MAX_FIELDS];
+
+	if (u8 < 0 || u32 < 0)
+		return -1;
+	/* the member types first: a struct's members follow it directly */
+	for (size_t i = 0; i < f->n; i++) {
+		const struct tp_field *x = &f->f[i];
+		bool scalar = !x->is_array && (x->size == 1 || x->size == 2 || x->size == 4 ||
+					       x->size == 8);
+
+		if (x->common) {
+			if (x->offset + x->size > common_end)
+				common_end = x->offset + x->size;
+			types[i] = 0;
+		} else if (x->data_loc)
+			types[i] = u32;
+		else if (x->is_ptr && x->size == 8)
+			types[i] = int_type(btf, 8, false);
+		else if (scalar)
+			types[i] = int_type(btf, x->size, x->is_signed);
+		else
+			types[i] = btf__add_array(btf, u32, u8, x->size);
+		if (types[i] < 0)
+			return -1;
+	}
+	ent = common_end ? btf__add_array(btf, u32, u8, common_end) : 0;   /* the common fields */
+	if (ent < 0)
+		return -1;
+	id = btf__add_struct(btf, name, (f->fixed_size + 7) & ~7u);
+	if (id < 0 || (common_end && btf__add_field(btf, "ent", ent, 0, 0)))
+		return -1;
+	for (size_t i = 0; i < f->n; i++) {
+		char dl[96];
+		const struct tp_field *x = &f->f[i];
+
+		if (x->common)
+			continue;
+		snprintf(dl, sizeof(dl), "__data_loc_%s", x->name);
+		if (btf__add_field(btf, x->data_loc ? dl : x->name, types[i], x->offset * 8, 0))
+			return -1;
+	}
+	return id;
 }
 
 int tp_format_load(const char *root, const char *cat, const char *name, struct tp_format *out,

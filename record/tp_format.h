@@ -15,6 +15,9 @@ struct tp_field {
 	char name[64];
 	uint32_t offset, size;
 	bool data_loc;
+	bool is_signed;
+	bool is_ptr;             /* declared as a pointer */
+	bool is_array;           /* declared with [N] */
 	bool common;             /* the common_* header fields */
 };
 
@@ -31,5 +34,13 @@ int tp_format_parse(const char *text, struct tp_format *out);
  * usual mount points); 0, or -1 with the reason in err */
 int tp_format_load(const char *root, const char *cat, const char *name, struct tp_format *out,
 		   char *err, size_t errlen);
+
+/* a struct named NAME in BTF with the format's fields (common ones as one
+ * `ent` byte array, integers by size and signedness, pointers as unsigned
+ * long, arrays as bytes, __data_loc fields as u32 __data_loc_NAME): for
+ * events whose kernel BTF has no trace_event_raw_<class> struct (syscall
+ * events). Returns its id, or -1. */
+struct btf;
+int tp_format_btf(const struct tp_format *f, const char *name, struct btf *btf);
 
 #endif

@@ -14,6 +14,8 @@
 #include "perfetto_out.h"
 #include "../common/json_writer.h"
 #include "args_render.h"
+#include "probe_ctx.h"
+#include "../format/probe_table.h"
 #include "result_fmt.h"
 
 struct slice {
@@ -380,6 +382,49 @@ static void put_call_slice(struct perfetto_out *p, const struct rp_session *s, u
 	jw_obj_end(w);
 }
 
+/* a -J hit: an instant event on the thread's track ("ph":"i"), its
+ * probe's name, depth and (-A) context as args */
+static void put_probe_instant(struct perfetto_out *p, const struct rp_session *s, uint32_t tid,
+			      const struct rs_rec_probe *pr)
+{
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_list l = {0};
+	struct json_writer *w = &p->w;
+	char nb[32];
+
+	jw_obj_begin(w);
+	jw_key(w, "ph");
+	jw_str(w, "i");
+	jw_key(w, "s");
+	jw_str(w, "t");
+	jw_key(w, "cat");
+	jw_str(w, "probe");
+	jw_key(w, "name");
+	jw_str(w, rsf_probe_name(p->env->probes_blob, p->env->probes_size, pr->probe_id, nb,
+				 sizeof(nb)));
+	jw_key(w, "pid");
+	jw_uint(w, s->e->pid);
+	jw_key(w, "tid");
+	jw_uint(w, tid);
+	put_us(w, "ts", pr->ts < s->e->start_ts ? s->e->start_ts : pr->ts);
+	jw_key(w, "args");
+	jw_obj_begin(w);
+	jw_key(w, "depth");
+	jw_uint(w, pr->depth + 1u);
+	if (rp_probe_ctx(p->env, pr, &fmt, &l)) {
+		jw_key(w, "context");
+		jw_obj_begin(w);
+		for (size_t i = 0; i < l.n; i++) {
+			jw_key(w, l.items[i].name);
+			jw_str(w, l.items[i].value);
+		}
+		jw_obj_end(w);
+	}
+	args_list_free(&l);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
 static int perfetto_out_session(struct perfetto_out *p, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
@@ -395,8 +440,13 @@ static int perfetto_out_session(struct perfetto_out *p, const struct rp_session 
 	if (p->nsl)
 		qsort(p->sl, p->nsl, sizeof(*p->sl), cmp_slice);
 	put_session_slice(p, s, tid);
-	for (size_t i = 0; i < p->nsl; i++)
-		put_call_slice(p, s, tid, &p->sl[i]);
+	for (size_t i = 0, pi = 0; i < p->nsl || pi < s->nprobes;) {
+		/* both in time order: a track's events must not go back in time */
+		if (pi < s->nprobes && (i == p->nsl || s->probes[pi]->ts < p->sl[i].ts))
+			put_probe_instant(p, s, tid, s->probes[pi++]);
+		else
+			put_call_slice(p, s, tid, &p->sl[i++]);
+	}
 	return jw_error(&p->w);
 }
 

@@ -3,7 +3,8 @@
 # synthetic recording (build/mkrec_probes): ◎ rows between the calls at
 # the hit's depth in the trace view, a gap row for a lost record, an id
 # the probe table lacks, a malformed probe record counted, an interim
-# snapshot showing only the hits before it, JSON probe rows, and the same
+# snapshot showing only the hits before it, JSON probe rows, Perfetto
+# instant events, -A contexts in every args.fmt-mode, and the same
 # records without the "probes" blob. Called by run.sh; `--update` rewrites
 # the expected files. Prints "golden-probes: N passed, N failed".
 # shellcheck source=tests/golden/lib.sh
@@ -43,5 +44,14 @@ if python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.s
 	golden_ok
 else
 	golden_bad "probes-json-schema: the JSON does not validate"
+fi
+# Perfetto: the hits are instant events among the call slices
+if TZ=UTC "$REPORT" --perfetto probes.json probes.rsrec probes-ctx.rsrec >/dev/null 2>&1 &&
+	python3 "$ROOT/tests/golden/check_report_json.py" perfetto probes.json &&
+	[ "$(grep -o '"ph":"i"' probes.json | wc -l)" = 11 ] &&
+	grep -q '"name":"tp:kmem:kmem_cache_free","pid":78,"tid":78,"ts":5000003.000,"args":{"depth":2,"context":{"call_site":"0xffffffff8145c0c0"' probes.json; then
+	golden_ok
+else
+	golden_bad "probes-perfetto: instant events missing or invalid"
 fi
 golden_done

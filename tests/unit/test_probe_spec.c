@@ -3,6 +3,7 @@
  * names), of record/tp_format.c (tracefs format files) and of format/probe_table.c (the "probes" blob round trip and
  * its validation). */
 #include <stdlib.h>
+#include <bpf/btf.h>
 #include "record/probe_spec.h"
 #include "format/probe_table.h"
 #include "record/tp_format.h"
@@ -243,6 +244,29 @@ static void test_tp_format(void)
 	CHECK(f.f[6].data_loc && !f.f[5].data_loc);
 	CHECK_STR(f.f[7].name, "comm");
 	CHECK_INT(f.f[7].size, 16);
+	{   /* the struct made for events without one in BTF */
+		struct btf *b = btf__new_empty();
+		int id = tp_format_btf(&f, "trace_event_raw_kmem_cache_free", b);
+		const struct btf_type *t = id > 0 ? btf__type_by_id(b, id) : NULL;
+		const struct btf_member *m = t ? btf_members(t) : NULL;
+
+		CHECK(t && btf_is_struct(t));
+		if (t && btf_vlen(t) == 5) {
+			CHECK_INT(t->size, 48);
+			CHECK_STR(btf__name_by_offset(b, m[0].name_off), "ent");
+			CHECK_INT(btf__resolve_size(b, m[0].type), 8);
+			CHECK_STR(btf__name_by_offset(b, m[1].name_off), "call_site");
+			CHECK_INT(btf_member_bit_offset(t, 1), 64);
+			CHECK_STR(btf__name_by_offset(b, m[3].name_off), "__data_loc_name");
+			CHECK_INT(btf__resolve_size(b, m[3].type), 4);
+			CHECK_STR(btf__name_by_offset(b, m[4].name_off), "comm");
+			CHECK_INT(btf__resolve_size(b, m[4].type), 16);
+			CHECK_INT(btf_member_bit_offset(t, 4), 28 * 8);
+		} else {
+			CHECK(0);
+		}
+		btf__free(b);
+	}
 	CHECK_INT(tp_format_parse("name: x\nformat:\nprint fmt: \"\"\n", &f), -1);
 	CHECK_INT(tp_format_load("/nonexistent", "kmem", "kfree", &f, err, sizeof(err)), -1);
 	CHECK(strstr(err, "/nonexistent/events/kmem/kfree/format") != NULL);

@@ -84,6 +84,12 @@ assert walk and all(ent["seq_id"] < r["seq_id"] < ext["seq_id"] and r["depth"] =
 kinds = {r["probe"].split(":")[0] for r in t if r["type"] == "probe"}
 assert kinds == {"kprobe", "kretprobe", "rawtp", "tp"}, kinds
 PY
+	rep --perfetto "$WORK/trace-$m.pf.json" "$f" >/dev/null
+	nj=$(grep -o '"type":"probe"' "$WORK/trace-$m.json" | wc -l)
+	np=$(grep -o '"ph":"i"' "$WORK/trace-$m.pf.json" | wc -l)
+	check "trace -$m: Perfetto has an instant event per probe row ($np = $nj)" [ "$np" = "$nj" ] && [ "$np" -gt 0 ]
+	check "trace -$m: the Perfetto file is well formed" \
+		python3 "$ROOT/tests/golden/check_report_json.py" perfetto "$WORK/trace-$m.pf.json"
 done
 
 # live retsnoop: the same rows, its output identical to the report of its recording
