@@ -92,6 +92,21 @@ $(O)/mkrec: tests/golden/mkrec.c tests/golden/reclib.c tests/golden/reclib.h $(L
 $(O)/mkrec_views: tests/golden/mkrec_views.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
+# the host user-stack test (tests/ustack): the self-capture program, -O2 -g
+# without frame pointers, dynamic and static (libc only), and the dump to
+# recording converter
+USTACK_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra
+$(O)/selfcap: tests/ustack/selfcap.c | $(O)
+	$(CC) $(USTACK_CFLAGS) -o $@ $<
+
+$(O)/selfcap-static: tests/ustack/selfcap.c | $(O)
+	$(CC) $(USTACK_CFLAGS) -static -o $@ $<
+
+$(O)/mkustack: tests/ustack/mkustack.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
+
+USTACK_TEST := $(O)/selfcap $(O)/selfcap-static $(O)/mkustack
+
 $(O)/mkrec_probes: tests/golden/mkrec_probes.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
@@ -144,7 +159,7 @@ $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJS)
 fuzz: $(FUZZ_BINS)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec fuzz
+test: all $(TEST_BINS) $(O)/mkrec $(USTACK_TEST) fuzz
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)

@@ -17,13 +17,13 @@ _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-h --help --usage --"
 _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
 	--allow-build-id-mismatch --stack-has --format --perfetto --folded
-	--folded-weight --summary"
+	--folded-weight --summary --symfs"
 _retsnoop_report_flags="-T --trace -E --call-stack -B --lbr --success-only
 	--errors-only --stack-has --entry --since --until --format --perfetto --folded
 	--folded-weight --summary -p --pid -P --no-pid -n --comm -N --no-comm -x
 	--allow-errors -X --deny-errors -L --longer -S --success-stacks -s --symbolize
 	--allow-build-id-mismatch --lbr-max-count -k --kernel -C --config --config-help
-	-v --verbose -V --version -h --help --usage"
+	-v --verbose -V --version -h --help --usage --symfs"
 _retsnoop_info_flags="-v --verbose -V --version -h --help --usage"
 _retsnoop_report_subcommands="info summary addr2line diff"
 _retsnoop_diff_flags="--format $_retsnoop_info_flags"
@@ -109,7 +109,7 @@ _retsnoop_report_value() {
 	case $1 in
 	-k|--kernel|-C|--config|-p|--pid|-P|--no-pid|-n|--comm|-N|--no-comm|-x|\
 	--allow-errors|-X|--deny-errors|-L|--longer|--lbr-max-count|--stack-has|\
-	--entry|--since|--until|--format|--perfetto|--folded-weight|-e) return 0 ;;
+	--entry|--since|--until|--format|--perfetto|--folded-weight|-e|--symfs) return 0 ;;
 	esac
 	return 1
 }
@@ -189,6 +189,12 @@ _retsnoop() {
 	case $opt in
 	-o|--output|-k|--kernel|--perfetto)
 		_retsnoop_files; return ;;
+	--symfs)
+		local IFS=$'\n'
+		compopt -o filenames 2>/dev/null
+		# shellcheck disable=SC2207
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
 	-c|--case)
 		_retsnoop_words "$_retsnoop_presets"; return ;;
 	-C|--config)

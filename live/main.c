@@ -219,6 +219,7 @@ int main(int argc, char **argv)
 		return r;
 	}
 	l.ropts.vmlinux = o.kernel;
+	l.ropts.symfs = l.ra.symfs;
 	l.ropts.show_stack = o.stacks;
 	l.ropts.show_trace = o.trace;
 	l.ropts.show_lbr = o.lbr;

@@ -138,6 +138,7 @@ static int parse_args(struct report_cli *r, int argc, char **argv, int *status)
 		if (r->s.symb >= 0)
 			r->opts.symb = (enum symb_mode)r->s.symb;
 		r->opts.vmlinux = r->s.kernel;
+		r->opts.symfs = r->ra.symfs;
 		r->opts.allow_build_id_mismatch = r->s.allow_build_id_mismatch;
 		r->opts.verbose = r->s.verbose;
 		return 0;

@@ -21,6 +21,7 @@
 #include "session_asm.h"
 #include "summary_view.h"
 #include "text_out.h"
+#include "ustack_res.h"
 
 /* every output, in the order they are fed and finished */
 static const struct rp_output *const outputs[] = {
@@ -58,6 +59,7 @@ struct rp {
 	uint64_t filtered_finals;          /* final sessions the filters removed */
 	struct rp_src *src;                /* several recordings: NULL with one */
 	size_t nsrc;
+	struct ustack_res *ures;           /* -U user stacks, shared by all recordings */
 };
 
 bool rp_sel_text(const struct rp_outsel *sel)
@@ -265,6 +267,10 @@ static struct rp *rp_init(struct rp *p, const struct rp_env *t, char *err, size_
 
 	p->env = *t;
 	p->env.sym = NULL;
+	p->ures = ustack_res_new(cfg->opts.symfs, cfg->opts.symb, cfg->msgs, cfg->prog);
+	p->env.ures = p->ures;
+	for (size_t k = 0; k < p->nsrc; k++)
+		p->src[k].env.ures = p->ures;
 	p->env.args_btf = p->nsrc ? p->src[0].env.args_btf : load_args_btf(cfg, t);
 	if (filters_prepare(cfg->filt, &p->env, err, errlen)) {
 		rp_free(p);
@@ -491,5 +497,6 @@ void rp_free(struct rp *p)
 		args_btf_free(p->env.args_btf);
 	}
 	free(p->src);
+	ustack_res_free(p->ures);
 	free(p);
 }

@@ -18,6 +18,7 @@ enum symb_mode {
 struct report_opts {
 	enum symb_mode symb;
 	const char *vmlinux;     /* -k PATH, or NULL for discovery */
+	const char *symfs;       /* --symfs DIR: user binaries at DIR/<recorded path> */
 	bool allow_build_id_mismatch; /* use a vmlinux whose build-id differs (warns) */
 	bool emit_addrs;         /* -C stacks.emit-addrs */
 	bool dec_offs;           /* -C stacks.dec-offs */

@@ -11,6 +11,9 @@
 #include "../format/rsfile.h"
 #include "symbolize.h"
 
+struct us_maps;
+struct ustack_res;
+
 /* what every output needs to know about the recording */
 struct rp_env {
 	const struct rsf_meta *meta;
@@ -21,6 +24,7 @@ struct rp_env {
 	const struct rsf_func *funcs;
 	size_t nfuncs;
 	struct symbolizer *sym;   /* made by rp_symbolizer() or set by the pipeline */
+	struct ustack_res *ures;  /* -U user stacks (ustack_res.h), set by the pipeline */
 	/* several recordings merged (rp_new_multi): which one this is, for
 	 * the outputs' labels; rec_file NULL when there is only one */
 	const char *rec_file;
@@ -66,6 +70,11 @@ struct rp_session {
 	const struct rs_rec_lbr *const *lbrs;
 	size_t nlbrs;
 	const struct rs_rec_lbr *lbr_new;
+	/* -U: the user stack captured with this snapshot (validated,
+	 * report/ustack_asm.h) and its process's maps as of the session's
+	 * end (NULL when none were recorded) */
+	const struct rs_rec_ustack *ustack;
+	const struct us_maps *umaps;
 	/* -A FUNC_ARGS records (checked, seq_id order: args_find in
 	 * args_store.h), and how many were not kept (bounds) */
 	const struct rs_rec_func_args *const *args;

@@ -9,6 +9,7 @@
 #include "args_store.h"
 #include "session_asm.h"
 #include "probe_store.h"
+#include "ustack_asm.h"
 
 #define BUCKETS 4096
 
@@ -38,6 +39,8 @@ struct rp_asm {
 	uint64_t bytes;                    /* buffered record bytes */
 	struct rp_asm_stats st;
 	struct rs_rec_session_end e;       /* validated copy of the current END */
+	struct us_pending *ust;            /* -U: USTACK records awaiting their END */
+	struct us_mapstore *umaps;         /* -U: each process's maps */
 };
 
 struct rp_asm *rp_asm_new(bool keep_trace, bool keep_lbr, rp_asm_emit_fn emit, void *ctx)
@@ -289,28 +292,50 @@ static int validate_end(const struct rs_rec_hdr *h, struct rs_rec_session_end *e
 	return 0;
 }
 
+/* -U records: USTACK kept for its END, UMAPS in the maps store
+ * (ustack_asm.h); both validated there */
+static int feed_user(struct rp_asm *a, const struct rs_rec_hdr *h)
+{
+	int r;
+
+	if (h->type == RS_REC_USTACK)
+		r = a->ust || (a->ust = us_pending_new()) ? us_pending_add(a->ust, h) : US_ADD_NOMEM;
+	else
+		r = a->umaps || (a->umaps = us_mapstore_new()) ? us_mapstore_add(a->umaps, h)
+							       : US_ADD_NOMEM;
+	a->st.bad_records += r == US_ADD_BAD;
+	a->st.records_over_limit += r == US_ADD_OVER;
+	return r == US_ADD_NOMEM ? -1 : 0;
+}
+
 /* a SESSION_END: validated, handed on with the session's records */
 static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 {
 	struct rp_session s;
 	struct sess *st;
+	struct rs_rec_ustack *us = a->ust ? us_pending_take(a->ust, id) : NULL;
 	bool interim;
 	int ret;
 
 	if (h->size < offsetof(struct rs_rec_session_end, frames)) {
 		a->st.bad_records++;
+		free(us);
 		return 0;
 	}
 	if (((const struct rs_rec_session_end *)h)->flags & RS_SESS_IGNORED) {
 		a->st.ignored++;
 		sess_drop(a, id);
+		free(us);
 		return 0;
 	}
 	if (validate_end(h, &a->e, &s)) {
 		a->st.bad_records++;
 		sess_drop(a, id);
+		free(us);
 		return 0;
 	}
+	s.ustack = us;
+	s.umaps = us && a->umaps ? us_mapstore_find(a->umaps, us->pid, a->e.end_ts) : NULL;
 	st = *slot(a, id);
 	if (st) {
 		s.started = st->started;
@@ -335,6 +360,7 @@ static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 	else
 		a->st.finals++;
 	ret = a->emit(a->ctx, &s);
+	free(us);
 	if (st)
 		st->lbr_new = NULL;   /* consumed: a later snapshot brings its own */
 	if (!interim)
@@ -362,6 +388,9 @@ int rp_asm_feed(struct rp_asm *a, const struct rs_rec_hdr *rec)
 		return a->keep_trace ? keep_trace(a, id, rec) : 0;
 	case RS_REC_LBR:
 		return a->keep_lbr ? keep_lbr(a, id, rec) : 0;
+	case RS_REC_USTACK:
+	case RS_REC_UMAPS:
+		return feed_user(a, rec);
 	case RS_REC_FUNC_ARGS:
 		return keep_args(a, id, rec);
 	case RS_REC_PROBE:
@@ -378,5 +407,7 @@ void rp_asm_free(struct rp_asm *a)
 		return;
 	while (a->oldest)
 		sess_drop(a, a->oldest->id);
+	us_pending_free(a->ust);
+	us_mapstore_free(a->umaps);
 	free(a);
 }

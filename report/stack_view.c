@@ -55,7 +55,7 @@ static bool same_sym(const struct sv_kframe *a, const struct sv_kframe *b)
 	return strcmp(a->si.module, b->si.module) == 0;
 }
 
-static struct sv_row *add_row(struct sv_table *t, enum sv_row_kind kind)
+struct sv_row *sv_add_row(struct sv_table *t, enum sv_row_kind kind)
 {
 	struct sv_row *r;
 
@@ -116,7 +116,7 @@ static void fill_call(struct sv_row *r, const struct sv_frame *lf)
 static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const struct sv_frame *lf,
 		       const struct sv_opts *o)
 {
-	struct sv_row *r = add_row(t, lf ? SV_ROW_COMBINED : SV_ROW_KERNEL);
+	struct sv_row *r = sv_add_row(t, lf ? SV_ROW_COMBINED : SV_ROW_KERNEL);
 
 	if (!r)
 		return -1;
@@ -126,7 +126,7 @@ static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const stru
 	if (!k->resolved)
 		return 0;
 	for (int i = 0; i < k->si.ninlines && i < SYMB_MAX_INLINES; i++) {
-		r = add_row(t, SV_ROW_INLINE);
+		r = sv_add_row(t, SV_ROW_INLINE);
 		if (!r)
 			return -1;
 		snprintf(r->sym, sizeof(r->sym), "%s. %s", o->emit_addrs ? "                  " : "",
@@ -138,7 +138,7 @@ static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const stru
 
 static int emit_missing(struct sv_table *t, const struct sv_frame *lf, const struct sv_opts *o)
 {
-	struct sv_row *r = add_row(t, SV_ROW_MISSING);
+	struct sv_row *r = sv_add_row(t, SV_ROW_MISSING);
 
 	if (!r)
 		return -1;
@@ -329,6 +329,8 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct sv_row *r = &t->rows[i];
 
+		if (r->kind == SV_ROW_SEP)
+			continue;
 		if ((l = strlen(r->dur)) > wdur)
 			wdur = l;
 		if ((l = strlen(r->res)) > wres)
@@ -343,6 +345,16 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct sv_row *r = &t->rows[i];
 		char *p = line;
+
+		if (r->kind == SV_ROW_SEP) {   /* label, dashes to the table's width */
+			size_t w = 8 + wdur + wres + wsym + wsrc, n = strlen(r->sym);
+
+			fprintf(out, "%s %.*s\n", r->sym, (int)(w > n + 1 ? w - n - 1 : 3),
+				"----------------------------------------------------------------"
+				"----------------------------------------------------------------"
+				"----------------------------------------------------------------");
+			continue;
+		}
 
 		/* `!` traced but not on the kernel stack; `~` a BPF frame
 		 * shown only because of stacks.unfiltered (before its address

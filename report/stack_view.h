@@ -35,6 +35,8 @@ enum sv_row_kind {
 	SV_ROW_COMBINED,     /* traced function found in the kernel stack */
 	SV_ROW_MISSING,      /* traced function absent from the kernel stack: `!` */
 	SV_ROW_INLINE,       /* inlined frame of the row above */
+	SV_ROW_SEP,          /* separator line (sym holds its label): user frames follow */
+	SV_ROW_USER,         /* user-space frame (ustack_view.c) */
 };
 
 struct sv_row {
@@ -80,6 +82,8 @@ int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 		     const struct sv_frame *lf, int nl,
 		     const uint64_t *kstack, int nk, const struct sv_opts *o);
 void stack_view_print(FILE *out, const struct sv_table *t);
+/* one more (cleared) row of the given kind, or NULL when out of memory */
+struct sv_row *sv_add_row(struct sv_table *t, enum sv_row_kind kind);
 void sv_table_free(struct sv_table *t);
 
 /* name checks used by the filter (exposed for tests) */

@@ -13,6 +13,7 @@
 #include "stack_view.h"
 #include "text_out.h"
 #include "trace_view.h"
+#include "ustack_view.h"
 
 struct text_out {
 	struct rp_env *env;
@@ -106,6 +107,7 @@ static void render_trace(struct text_out *t, const struct rp_session *s)
 		.probes = s->probes, .nprobes = s->nprobes,
 		.probes_blob = t->env->probes_blob, .probes_size = t->env->probes_size,
 	};
+	const struct us_stack *us;
 	struct trace_args_ctx c = { t, s };
 	struct tv_args ta = { .fn = s->nargs ? trace_args : NULL,
 			      .probe_fn = probes_have_ctx(s) ? trace_probe_ctx : NULL,
@@ -118,6 +120,11 @@ static void render_trace(struct text_out *t, const struct rp_session *s)
 	else
 		fprintf(t->out, "(out of memory rendering the function call trace)\n");
 	tv_table_free(&tv);
+	if (!t->opts.show_stack && (us = ustack_res_get(t->env->ures, s))) {
+		struct sv_opts so = { .emit_addrs = t->opts.emit_addrs, .dec_offs = t->opts.dec_offs };
+
+		ustack_view_print(t->out, us, &so);
+	}
 	if (s->trace_overflow)
 		fprintf(t->out, "WARNING! %" PRIu64 " trace record(s) of this session were not kept "
 			"(more than %u buffered, or %llu MiB in all).\n", s->trace_overflow,
@@ -177,11 +184,13 @@ static void render_stack(struct text_out *t, const struct rp_session *s)
 		.unfiltered = t->opts.unfiltered,
 	};
 	struct sv_table sv = {0};
+	const struct us_stack *us;
 
 	logical_frames(t, s);
 	fputc('\n', t->out);
 	if (stack_view_build(&sv, rp_symbolizer(t->env), t->lf, e->nframes, e->kstack, s->nk,
-			     &so) == 0)
+			     &so) == 0 && (!(us = ustack_res_get(t->env->ures, s)) ||
+					   ustack_view_rows(&sv, us, &so) == 0))
 		stack_view_print(t->out, &sv);
 	else
 		fprintf(t->out, "(out of memory rendering the stack)\n");

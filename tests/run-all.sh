@@ -50,6 +50,7 @@ for s in "${SUITES[@]}"; do
 		done ;;
 	golden) run_suite golden tests/golden/run.sh; run_suite golden-filters tests/golden/run_filters.sh; run_suite golden-vmrec tests/golden/run_vmrec.sh
 		run_suite golden-vmorder tests/golden/run_vmorder.sh; run_suite golden-multi tests/golden/run_multi.sh
+		run_suite golden-ustack tests/ustack/run.sh
 		run_suite golden-args tests/golden/run_args.sh ;;
 	dwarf)  run_suite dwarf tests/dwarf/run.sh ;;
 	cli)    run_suite cli tests/cli/run.sh; run_suite cli-man tests/cli/man_help.sh
