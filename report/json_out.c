@@ -144,7 +144,7 @@ static void put_call_args(struct json_out *j, const struct rp_session *s, uint32
 			  uint32_t func_id)
 {
 	/* values whole: a width limit is for the terminal */
-	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0, .ascii = true };
 	struct args_list l = {0};
 	bool have = s->nargs && rp_call_args(j->env, s, seq_id, func_id, &fmt, &l);
 

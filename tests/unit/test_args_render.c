@@ -281,6 +281,33 @@ static void test_truncated(void)
 	free(s);
 }
 
+/* JSON takes plain ASCII: "..." for the cut mark, high bytes escaped */
+static void test_ascii(void)
+{
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 8, .ascii = true };
+	struct args_list l = {0};
+	struct foo_v foo = FOO;
+	struct rb b;
+
+	rb_init(&b, 0);
+	rb_add(&b, RS_ARG_PTR_DATA, 0, 0, &foo, 9);
+	rb_add(&b, RS_ARG_STR, RS_ARGF_TRUNC, 0, "caf\xc3\xa9", 5);
+	CHECK(args_render_rec(AB, &b.r, &fmt, &l) == 0);
+	CHECK_INT(l.n, 2);
+	if (l.n == 2) {
+		CHECK_STR(l.items[0].value, "&{.a=...");
+		CHECK_STR(l.items[1].value, "'caf\\...");
+	}
+	args_list_free(&l);
+	fmt.max_width = 0;
+	CHECK(args_render_rec(AB, &b.r, &fmt, &l) == 0);
+	if (l.n == 2) {
+		CHECK_STR(l.items[0].value, "&{.a=5,.c=GREEN,.name='h'...}");
+		CHECK_STR(l.items[1].value, "'caf\\xc3\\xa9'...");
+	}
+	args_list_free(&l);
+}
+
 static void test_varargs(void)
 {
 	uint8_t slot[8 + 6];
@@ -388,6 +415,53 @@ static void test_bad_btf(void)
 	args_btf_free(ab);
 }
 
+/* a blob whose types refer past the last one, or whose declarations
+ * loop, is refused before libbpf's dumper walks it (it would index its
+ * state out of bounds, or follow the loop forever) */
+static void test_hostile_btf(void)
+{
+	struct btf *b = btf__new_empty();
+	struct args_btf *ab;
+	const void *raw;
+	uint32_t size, self;
+	int i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+
+	btf__add_ptr(b, 999);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "refers to type 999"));
+	args_btf_free(ab);
+	btf__free(b);
+
+	b = btf__new_empty();
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	self = btf__type_cnt(b);
+	btf__add_const(b, (int)self + 1);           /* const -> ptr -> const ... */
+	btf__add_ptr(b, (int)self);
+	btf__add_func_proto(b, i32);
+	btf__add_func_param(b, "p", (int)self);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, (uint32_t[]){ self + 2 }, 4);
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "loops"));
+	CHECK(args_btf_proto(ab, 0) == 0);
+	args_btf_free(ab);
+	btf__free(b);
+
+	/* a struct pointing to itself is fine */
+	b = btf__new_empty();
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	self = btf__type_cnt(b);
+	btf__add_struct(b, "node", 16);
+	btf__add_field(b, "next", (int)self + 1, 0, 0);
+	btf__add_field(b, "v", i32, 64, 0);
+	btf__add_ptr(b, (int)self);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && !args_btf_error(ab));
+	args_btf_free(ab);
+	btf__free(b);
+}
+
 static void test_items(void)
 {
 	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT };
@@ -423,10 +497,12 @@ int main(void)
 	RUN(test_width);
 	RUN(test_states);
 	RUN(test_truncated);
+	RUN(test_ascii);
 	RUN(test_varargs);
 	RUN(test_raw);
 	RUN(test_values);
 	RUN(test_bad_btf);
+	RUN(test_hostile_btf);
 	RUN(test_items);
 	args_btf_free(AB);
 	return TEST_REPORT("test_args_render");
