@@ -15,6 +15,7 @@
 #    65537 and 63 refused with one line, exit 2;
 #  * an exec in a traced process (same pid): a second UMAPS record with the
 #    new program, and the sessions after it have their IP in it;
+#  * -x EBADF: the stack of the session it filters out is not written;
 #  * without -U: no USTACK or UMAPS record; the live tool with -U -o: the
 #    same records in its file.
 # Prints "vm-ustack: N passed, N failed" last; exits non-zero on failure.
@@ -40,6 +41,7 @@ run size4k \$R -M -U -C user.stack-size=4096 $G -o /out/size4k.rsr -- ./ustack_p
 run size256 \$R -M -U -C user.stack-size=256 $G -o /out/size256.rsr -- ./ustack_prog_static all 300
 run size64k \$R -M -U -C user.stack-size=65536 $G -o /out/size64k.rsr -- ./ustack_prog_dyn all 300
 run exec \$R -M -U $G -o /out/exec.rsr -- ./ustack_prog_dyn open 300 exec ./ustack_prog_static write 300
+run filt \$R -M -U -x EBADF $G -o /out/filt.rsr -- ./ustack_prog_dyn all 300
 run noU \$R -M $G -o /out/noU.rsr -- ./ustack_prog_dyn all 300
 run live ./retsnoop -M -U $G -o /out/live.rsr -- ./ustack_prog_dyn all 300
 EOF
@@ -78,7 +80,8 @@ check_records() {  # DUMP SIZE
 		if (len != size && f % 2 != 1) { print "BAD stack_len " len " without SHORT (size " size ")"; bad = 1; exit }
 		if (len > size) { print "BAD stack_len " len " > " size; bad = 1; exit }
 		if (f % 2 == 1 && (sp + len) % 4096 != 0) { print "BAD SHORT copy not ending at a page end"; bad = 1; exit } }
-	/^END / { if (field("sess") != us) { print "BAD END of session " field("sess") " without its USTACK"; bad = 1; exit }
+	/^END / { if (field("flags") % 8 >= 4) next   # ignored: filtered, no stack
+		if (field("sess") != us) { print "BAD END of session " field("sess") " without its USTACK"; bad = 1; exit }
 		us = ""; ends++ }
 	END { if (!bad) print ends + 0 }' "$1"
 }
@@ -132,6 +135,11 @@ check "exec: the new program's mappings with its build-id" has_map "$WORK/exec.d
 r=$(check_records "$WORK/exec.dump" 16384)
 check "exec: every IP inside the mappings recorded before it ($r)" [ "$r" = 2 ]
 
+dump filt
+r=$(check_records "$WORK/filt.dump" 16384)
+check "-x EBADF: the kept session has its USTACK ($r)" [ "$r" = 1 ]
+check "-x EBADF: the filtered session's stack is not written" \
+	[ "$(grep -c '^USTACK ' "$WORK/filt.dump")" = 1 ] && [ "$(grep -c '^END ' "$WORK/filt.dump")" = 2 ]
 dump noU
 check "without -U: sessions but no USTACK/UMAPS" \
 	[ "$(grep -c '^END ' "$WORK/noU.dump")" = 2 ] && not grep -q '^USTACK\|^UMAPS' "$WORK/noU.dump"
