@@ -8,7 +8,7 @@
 # (the file offset inside level3) and the build-id, no names; with
 # --symfs holding a copy, the names again; with another file at the
 # recorded path, not used; stripped, its debug file found by build-id
-# (names again) or none (no names). Prints "ustack: N passed, N failed".
+# (names again: /usr/lib/debug/.build-id, debuginfod) or none (no names). Prints "ustack: N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 REPORT=${REPORT:-$ROOT/build/retsnoop-report}
@@ -167,6 +167,26 @@ for variant in dyn static; do
 		grep -q "^ *$bin+0x[0-9a-f]*\$" "$variant-stripped.txt"
 	mv "$bin.full" "$bin"
 done
+
+# debuginfod (DEBUGINFOD_URLS set): the stripped binary's debug file
+# fetched by build-id from a local server that has only it
+# shellcheck source=tests/dwarf/debuginfod_lib.sh
+. "$ROOT/tests/dwarf/debuginfod_lib.sh"
+bin=$WORK/bin/selfcap
+bid=$(readelf -nW "$bin" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+mkdir -p "$WORK/served" "$WORK/dbgd"
+objcopy --only-keep-debug "$bin" "$WORK/served/selfcap.debug"
+cp "$bin" "$bin.full"
+strip -s "$bin"
+if dbgd_start "$WORK/served" "$WORK/dbgd"; then
+	DEBUGINFOD_URLS=http://127.0.0.1:$DBGD_PORT DEBUGINFOD_CACHE_PATH=$WORK/dbgd/cache \
+		report dyn.rsr >dyn-dbgd.txt
+	check "debuginfod: names and lines of the stripped binary" names_ok dyn-dbgd.txt debuginfod
+else
+	bad "debuginfod: the local server did not start (see $WORK/dbgd/server.log)"
+fi
+dbgd_stop
+mv "$bin.full" "$bin"
 
 # a -T recording: the trace view alone carries the user frames after the
 # calls; with the stack view too, they are shown once, under the kernel's
