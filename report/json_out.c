@@ -13,6 +13,7 @@
 #include "probe_ctx.h"
 #include "result_fmt.h"
 #include "stack_view.h"
+#include "ustack_json.h"
 
 struct json_out {
 	struct rp_env *env;
@@ -431,6 +432,7 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 {
 	struct symbolizer *sym = rp_symbolizer(j->env);
 	struct json_writer *w = &j->w;
+	const struct us_stack *us;
 
 	merge_stacks(j, s, sym);
 	jw_obj_begin(w);
@@ -454,6 +456,10 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 	for (size_t i = 0; i < s->nlbrs; i++)
 		put_lbrs(j, sym, s->lbrs[i]);
 	jw_arr_end(w);
+	if ((us = ustack_res_get(j->env->ures, s))) {   /* recorded with -U */
+		jw_key(w, "user_stack");
+		ustack_json_put(w, us);
+	}
 	jw_obj_end(w);
 	jw_newline(w);
 	return jw_error(w);

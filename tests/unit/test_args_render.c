@@ -462,6 +462,52 @@ static void test_hostile_btf(void)
 	btf__free(b);
 }
 
+/* every struct, union, enum and typedef of the host's own kernel BTF
+ * (when it has one: /sys/kernel/btf/vmlinux) rendered from patterned
+ * bytes, whole and cut in half, in the compact and verbose layouts:
+ * real shapes (bitfields, anonymous members, flexible arrays, 64-bit
+ * enums, deep nesting) through the walker under ASan/UBSan */
+static void test_vmlinux_types(void)
+{
+	struct btf *v = btf__parse("/sys/kernel/btf/vmlinux", NULL);
+	struct args_fmt cf = { .mode = ARGS_FMT_COMPACT }, vf = { .mode = ARGS_FMT_VERBOSE };
+	static uint8_t buf[1 << 16];
+	struct args_btf *ab;
+	const void *raw;
+	uint32_t size, n, done = 0;
+
+	if (!v) {
+		fprintf(stderr, "  note: no /sys/kernel/btf/vmlinux: kernel types not rendered\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i % 7 ? (i * 37) ^ 0x5a : 0);
+	raw = btf__raw_data(v, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && !args_btf_error(ab));
+	n = btf__type_cnt(v);
+	for (uint32_t id = 1; ab && !args_btf_error(ab) && id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(v, id);
+		int64_t sz = btf__resolve_size(v, id);
+		char *a, *b, *c;
+
+		if (!(btf_is_composite(t) || btf_is_any_enum(t) || btf_is_typedef(t)) || sz <= 0 ||
+		    sz > (int64_t)sizeof(buf))
+			continue;
+		a = args_render_value(ab, id, buf, (size_t)sz, false, &cf);
+		b = args_render_value(ab, id, buf, (size_t)sz / 2, false, &vf);
+		c = args_type_name(ab, id);
+		CHECK(a && b && c && *a && *b && *c);
+		done += a && b && c;
+		free(a);
+		free(b);
+		free(c);
+	}
+	CHECK(done > 1000);
+	args_btf_free(ab);
+	btf__free(v);
+}
+
 static void test_items(void)
 {
 	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT };
@@ -504,6 +550,7 @@ int main(void)
 	RUN(test_bad_btf);
 	RUN(test_hostile_btf);
 	RUN(test_items);
+	RUN(test_vmlinux_types);
 	args_btf_free(AB);
 	return TEST_REPORT("test_args_render");
 }

@@ -60,6 +60,36 @@ names_ok() { # FILE VARIANT: the four frames, right lines, outermost first
 	done
 }
 
+json_frames() { # FILE BIN BUILD-ID found|"missing LO HI"
+	python3 - "$@" "$SRC" <<'PY'
+import json, re, sys
+path, binp, bid, mode, src = sys.argv[1:6]
+marks = {}
+for n, l in enumerate(open(src), 1):
+    m = re.search(r'MARK (\w+) \*/', l)
+    if m:
+        marks[m.group(1)] = n
+us = json.loads(open(path).readline())['user_stack']
+fr = us['frames']
+def fail(msg):
+    print('  ' + path + ': ' + msg + ': ' + json.dumps(fr[:5])[:600]); sys.exit(1)
+f0 = fr[0]
+if f0['module'] != binp or f0['build_id'] != bid or not isinstance(f0['offset'], int):
+    fail('frame 0 module/build_id/offset')
+if not f0['ip'].startswith('0x') or not us['maps_recorded']:
+    fail('ip or maps_recorded')
+if mode == 'found':
+    for i, fn in enumerate(['level3', 'level2', 'level1', 'main']):
+        f = fr[i]
+        if (f['function'], f['file'], f['line'], f['found']) != (fn, 'tests/ustack/selfcap.c', marks[fn], True):
+            fail('frame %d is not %s at line %d' % (i, fn, marks[fn]))
+else:
+    lo, hi = int(mode.split()[1]), int(mode.split()[2])
+    if f0['found'] or f0['function'] is not None or f0['file'] is not None or not lo <= f0['offset'] < hi:
+        fail('frame 0 should be unnamed at a file offset in [%d,%d)' % (lo, hi))
+PY
+}
+
 for variant in dyn static; do
 	exe=selfcap; [ $variant = static ] && exe=selfcap-static
 	bin=$WORK/bin/$exe
@@ -75,10 +105,23 @@ for variant in dyn static; do
 		sh -c "mawk '/do_sys_openat2/ { k = NR } /^----- user stack/ { s = NR } END { exit !(k && s > k) }' $variant.txt"
 	check "$variant: level3..main with file:line" names_ok "$variant.txt" "$variant"
 
+	report --format json "$variant.rsr" >"$variant.json"
+	check "$variant: JSON matches docs/report.schema.json" \
+		python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.schema.json" "$variant.json"
+	check "$variant: JSON user frames" json_frames "$variant.json" "$bin" "$bid" found
+	report --folded "$variant.rsr" >"$variant.folded"
+	check "$variant: folded: user frames root-first, then kernel" \
+		grep -q '^_start;.*main;level1;level2;level3;__x64_sys_openat;do_sys_openat2 1$' "$variant.folded"
+
 	# the binary gone: path+offset inside level3 and the build-id, no names
 	read -r lo hi < <(sym_fileoff "$bin" level3)
 	mv "$bin" "$bin.away"
 	report "$variant.rsr" >"$variant-away.txt"
+	report --format json "$variant.rsr" >"$variant-away.json"
+	check "$variant away: JSON frame 0 unnamed, with module, build-id, offset" \
+		json_frames "$variant-away.json" "$bin" "$bid" "missing $lo $hi"
+	report --folded "$variant.rsr" >"$variant-away.folded"
+	check "$variant away: folded root is $bin+0xOFF" grep -q "^$bin+0x[0-9a-f]*;__x64_sys_openat;do_sys_openat2 1\$" "$variant-away.folded"
 	off=$(user_rows "$variant-away.txt" | sed -n "s|^ *$bin+0x\([0-9a-f]*\) *(build-id $bid)\$|\1|p" | tail -1)
 	check "$variant away: $bin+0xOFF (build-id $bid) row" test -n "$off"
 	check "$variant away: offset 0x${off:-?} inside level3 [$lo,$hi)" \
@@ -99,6 +142,17 @@ for variant in dyn static; do
 	check "$variant other build-id: said" grep -q "$bin: the file has build-id .*, the recording's $bid" stderr
 	mv "$bin.away" "$bin"
 done
+
+# a -T recording: the trace view alone carries the user frames after the
+# calls; with the stack view too, they are shown once, under the kernel's
+"$ROOT/build/mkustack" "$WORK/dyn.dump" "$WORK/trace.rsr" trace
+report -T trace.rsr >trace-T.txt
+check "-T: user frames after the trace" \
+	sh -c "mawk '/← __x64_sys_openat/ { t = NR } /^----- user stack/ { s = NR } END { exit !(t && s > t) }' trace-T.txt"
+check "-T: level3..main with file:line" names_ok trace-T.txt "-T"
+report trace.rsr >trace-TE.txt
+check "-T and stack view: user frames once" test "$(grep -c '^----- user stack' trace-TE.txt)" = 1
+check "-T and stack view: level3..main" names_ok trace-TE.txt "-T -E"
 
 # no maps recorded: addresses only, said on the separator
 "$ROOT/build/mkustack" "$WORK/dyn.dump" "$WORK/nomaps.rsr" nomaps
