@@ -285,6 +285,7 @@ int recorder_select(struct recorder *r)
 void recorder_print_plan(const struct recorder *r, FILE *f)
 {
 	attach_plan_print(f, &r->sel, r->mode, r->o.verbose);
+	probe_set_print(f, &r->probes);   /* -J */
 }
 
 /* -------------------------------------------------------------- attach -- */

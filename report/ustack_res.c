@@ -14,6 +14,7 @@
 #define MAX_PROCS 8
 #define MAX_FILES 256
 #define MAX_DW_FRAMES 16
+#define SYM_CACHE 1024          /* resolved frames kept (direct-mapped) */
 
 struct ufile {
 	char *path;
@@ -32,7 +33,15 @@ struct uproc {
 	struct ustack_unwinder *uw;
 };
 
+struct sym_ent {
+	const struct ufile *uf;
+	uint64_t va;
+	bool is_ret;
+	struct us_frame f;      /* its fields from has_name on */
+};
+
 struct ustack_res {
+	struct sym_ent *cache[SYM_CACHE];
 	char *symfs;
 	enum symb_mode mode;
 	FILE *msgs;
@@ -191,10 +200,46 @@ static void frame_dwarf(struct ustack_res *r, struct dwarf_sym *ds, uint64_t a, 
 		copy_src(&f->inlines[f->ninlines++], &fr[i]);
 }
 
-static void frame_resolve(struct ustack_res *r, struct uproc *p, struct us_frame *f)
+/* names, lines and inlines of a frame at link-time address va of uf;
+ * the same return address recurs in nearly every session of a program,
+ * and libdwfl's symbol lookup is a linear scan: cached */
+static void frame_symbols(struct ustack_res *r, struct uproc *p, struct ufile *uf, uint64_t va,
+			  struct us_frame *f)
 {
+	const size_t part = sizeof(*f) - offsetof(struct us_frame, has_name);
+	size_t h = (size_t)(((uintptr_t)uf >> 4) ^ va * 0x9e3779b97f4a7c15ULL ^ f->is_ret) % SYM_CACHE;
+	struct sym_ent *e = r->cache[h];
 	uint64_t look = f->ip - f->is_ret, off;
 	const char *name;
+
+	if (e && e->uf == uf && e->va == va && e->is_ret == f->is_ret) {
+		memcpy(&f->has_name, &e->f.has_name, part);
+		return;
+	}
+	if ((name = uw_symbol(p->uw, look, &off))) {   /* without its @VERSION */
+		snprintf(f->name, sizeof(f->name), "%.*s", (int)strcspn(name, "@"), name);
+		f->has_name = f->has_off = true;
+		f->name_off = off + f->is_ret;
+	}
+	if (file_dwarf(r, uf)) {
+		if (!f->has_name && (name = dwarf_sym_elf_name(uf->ds, va))) {
+			snprintf(f->name, sizeof(f->name), "%s", name);
+			f->has_name = true;
+		}
+		if (r->mode != SYMB_NONE)
+			frame_dwarf(r, uf->ds, va, f);
+	}
+	if (!e && !(e = r->cache[h] = malloc(sizeof(*e))))
+		return;
+	e->uf = uf;
+	e->va = va;
+	e->is_ret = f->is_ret;
+	memcpy(&e->f.has_name, &f->has_name, part);
+}
+
+static void frame_resolve(struct ustack_res *r, struct uproc *p, struct us_frame *f)
+{
+	uint64_t look = f->ip - f->is_ret;
 	struct ufile *uf;
 	struct uw_map *m = NULL;
 	size_t i;
@@ -212,19 +257,7 @@ static void frame_resolve(struct ustack_res *r, struct uproc *p, struct us_frame
 	f->found = uf && (uf->uf.bin || uf->uf.dbg) && m->has_bias;
 	if (!f->found)
 		return;
-	if ((name = uw_symbol(p->uw, look, &off))) {   /* without its @VERSION */
-		snprintf(f->name, sizeof(f->name), "%.*s", (int)strcspn(name, "@"), name);
-		f->has_name = f->has_off = true;
-		f->name_off = off + f->is_ret;
-	}
-	if (file_dwarf(r, uf)) {
-		if (!f->has_name && (name = dwarf_sym_elf_name(uf->ds, look - m->bias))) {
-			snprintf(f->name, sizeof(f->name), "%s", name);
-			f->has_name = true;
-		}
-		if (r->mode != SYMB_NONE)
-			frame_dwarf(r, uf->ds, look - m->bias, f);
-	}
+	frame_symbols(r, p, uf, look - m->bias, f);
 }
 
 static void resolve(struct ustack_res *r, const struct rp_session *s)
@@ -302,6 +335,8 @@ void ustack_res_free(struct ustack_res *r)
 		proc_clear(&r->procs[i]);
 	for (size_t i = 0; i < r->nfiles; i++)
 		file_free(r->files[i]);
+	for (size_t i = 0; i < SYM_CACHE; i++)
+		free(r->cache[i]);
 	free(r->symfs);
 	free(r);
 }

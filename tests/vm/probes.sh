@@ -27,6 +27,7 @@ set -f   # the globs are for retsnoop, not the shell
 for m in M F; do
 	run trace-\$m \$R -v -\$m -T -E $OG $PR -o /out/trace-\$m.rsr -- ./simfail open-missing
 done
+run dry \$R --dry-run $OG $PR
 run live ./retsnoop -T -E $OG $PR -o /out/live.rsr -- ./simfail open-missing
 run interim \$R -I $OG -J kprobe:walk_component -o /out/interim.rsr -- ./simfail open-missing
 printf 'kprobe:walk_component\n' >./probes.txt
@@ -92,6 +93,13 @@ PY
 	check "trace -$m: the Perfetto file is well formed" \
 		python3 "$ROOT/tests/golden/check_report_json.py" perfetto "$WORK/trace-$m.pf.json"
 done
+
+# --dry-run resolves the specs (the glob expanded) and lists the probes
+check "dry run: lists the 6 probes" grep -q '^6 injected probes would be attached:' "$OUT/dry.out"
+check "dry run: the glob's events, each from its spec" \
+	grep -q '^  tp:kmem:kmem_cache_free (from -J tp:kmem:kmem_cache_\*; context [0-9]* bytes)' "$OUT/dry.out"
+check "dry run: a raw tracepoint's context is its arguments" \
+	grep -Eq '^  rawtp:kmem_cache_alloc \(from -J rawtp:kmem_cache_alloc; context (8|16|24|32|40|48) bytes\)' "$OUT/dry.out"
 
 # live retsnoop: the same rows, its output identical to the report of its recording
 live=$(grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/live.out")
