@@ -470,9 +470,19 @@ static int add_arg(struct args_list *l, const struct args_btf *ab, const struct 
 	struct vbuf b;
 	int ret;
 
+	if (d->kind == RS_ARG_NONE && st == ARGS_OK) {
+		st = ARGS_ERR;   /* no bytes and no reason: nothing to show */
+	}
 	if (st != ARGS_OK) {
 		ret = args_list_add_text(l, s->name, type, NULL, st, d->err);
 		free(type);
+		/* the recorder found no way to capture this type (-EDOM) */
+		if (!ret && d->kind == RS_ARG_NONE) {
+			free(l->items[l->n - 1].value);
+			l->items[l->n - 1].value = strdup("(unsupported type)");
+			if (!l->items[l->n - 1].value)
+				ret = -1;
+		}
 	} else {
 		if (begin_value(&b)) {
 			free(type);

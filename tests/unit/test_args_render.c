@@ -259,10 +259,11 @@ static void test_states(void)
 	rb_add(&b, RS_ARG_VALUE, 0, 0, &x, 8);
 	rb_add(&b, RS_ARG_PTR_DATA, RS_ARGF_ERR, -9999, NULL, 0);
 	rb_add(&b, RS_ARG_VALUE, RS_ARGF_UNAVAIL, 0, NULL, 0);
+	rb_add(&b, RS_ARG_NONE, RS_ARGF_ERR, -33, NULL, 0);
 	b.r.flags = RS_ARGS_BUDGET;
 	s = render(&b, ARGS_FMT_COMPACT, 120);
 	CHECK_STR(s, "foo=NULL path=<ERR:-EFAULT> flags=0 size=0 in={} cnt=<ERR:-9999> "
-		  "col=(unavailable: on the stack, fentry) a7=(trunc) v=(trunc)");
+		  "col=(unavailable: on the stack, fentry) a7=(unsupported type) v=(trunc)");
 	free(s);
 }
 

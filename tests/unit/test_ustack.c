@@ -41,6 +41,9 @@ static void feed_end(struct rp_asm *a, uint64_t sess, uint64_t end_ts)
 }
 
 /* a USTACK of sess with len stack bytes; size_adj changes hdr.size */
+static uint64_t next_ip;   /* regs' ip of the next USTACK fed */
+static uint64_t next_map;  /* start of the next UMAPS' one map (0: 0x1000) */
+
 static void feed_ustack(struct rp_asm *a, uint64_t sess, uint32_t len, int size_adj, uint32_t flags)
 {
 	size_t size = RS_REC_ALIGN(sizeof(struct rs_rec_ustack) + len);
@@ -51,6 +54,7 @@ static void feed_ustack(struct rp_asm *a, uint64_t sess, uint32_t len, int size_
 	u->tid = u->pid = 7;
 	u->flags = flags;
 	u->stack_len = len;
+	u->regs[16] = next_ip;
 	CHECK_INT(rp_asm_feed(a, &u->hdr), 0);
 	free(u);
 }
@@ -67,7 +71,8 @@ static void feed_umaps(struct rp_asm *a, uint64_t ts, uint32_t path_off, bool te
 	u->pid = 7;
 	u->nmaps = 1;
 	u->strings_len = 8;
-	u->maps[0] = (struct rs_umap){ .start = 0x1000, .end = 0x2000, .path_off = path_off };
+	u->maps[0] = (struct rs_umap){ .start = next_map ? next_map : 0x1000,
+				       .end = (next_map ? next_map : 0x1000) + 0x1000, .path_off = path_off };
 	memcpy(str, terminated ? "/bin/x\0\0" : "/bin/xyz", 8);
 	CHECK_INT(rp_asm_feed(a, &u->hdr), 0);
 	free(u);
@@ -96,6 +101,33 @@ static void test_attach(void)
 	feed_end(a, 7, 500);                   /* consumed: no USTACK this time */
 	CHECK(!g.had_ustack);
 	CHECK_INT(rp_asm_stats(a)->bad_records, 0);
+	rp_asm_free(a);
+}
+
+/* an exec: the maps read after the session (the recorder saw its IP
+ * outside the ones it had) are the ones that cover its IP */
+static void test_exec(void)
+{
+	struct got g = {0};
+	struct rp_asm *a = rp_asm_new(false, false, emit, &g);
+
+	next_map = 0x1000;
+	feed_umaps(a, 100, 0, true);
+	next_map = 0x5000;
+	feed_umaps(a, 300, 0, true);
+	next_ip = 0x5100;
+	feed_ustack(a, 7, 8, 0, 0);
+	feed_end(a, 7, 200);
+	CHECK_INT(g.maps_ts, 300);
+	next_ip = 0x1100;
+	feed_ustack(a, 7, 8, 0, 0);
+	feed_end(a, 7, 400);                   /* the older program's, though later */
+	CHECK_INT(g.maps_ts, 100);
+	next_ip = 0x9000;                      /* covered by none: by time */
+	feed_ustack(a, 7, 8, 0, 0);
+	feed_end(a, 7, 200);
+	CHECK_INT(g.maps_ts, 100);
+	next_ip = next_map = 0;
 	rp_asm_free(a);
 }
 
@@ -139,6 +171,7 @@ static void test_pending_bound(void)
 int main(void)
 {
 	RUN(test_attach);
+	RUN(test_exec);
 	RUN(test_malformed);
 	RUN(test_pending_bound);
 	return TEST_REPORT("test_ustack");
