@@ -147,6 +147,14 @@ for variant in dyn static; do
 	report "$variant.rsr" >"$variant-other.txt"
 	check "$variant other build-id: not used" no_names $variant-other.txt
 	check "$variant other build-id: said" grep -q "$bin: the file has build-id .*, the recording's $bid" stderr
+
+	# a FIFO at the recorded path is not opened (it would block)
+	rm -f "$bin"; mkfifo "$bin"
+	timeout 20 "$REPORT" "$variant.rsr" >"$variant-fifo.txt" 2>>"$WORK/stderr"
+	rc=$?
+	check "$variant FIFO at the path: the report ends (status $rc)" test "$rc" = 0
+	check "$variant FIFO at the path: no names" no_names "$variant-fifo.txt"
+	rm -f "$bin"
 	mv "$bin.away" "$bin"
 
 	# stripped (no symbols, no DWARF): its debug file found by build-id
