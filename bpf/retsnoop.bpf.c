@@ -288,15 +288,23 @@ static __always_inline void capture_lbrs(struct session *s)
 	bpf_probe_read_kernel(s->lbrs, sizeof(s->lbrs), lb->e);
 }
 
+#include "ustack.bpf.h"
+
+/* internal submit_session flag (never in a record): the snapshot of an
+ * injected probe's hit (-J -I): emitted whatever the session's state, with
+ * the running frames and the kernel stack at the hit */
+#define RS_SUBMIT_PROBE 0x80000000u
+
 /* emits the session's stack as one RS_REC_SESSION_END record */
 static __always_inline void submit_session(void *ctx, struct session *s, u32 flags, u64 now)
 {
 	struct rs_rec_session_end *r;
-	bool stitched = false;
+	bool stitched = false, probe = flags & RS_SUBMIT_PROBE;
 	u32 n, i;
 
+	flags &= ~RS_SUBMIT_PROBE;
 	if (!(flags & RS_SESS_IGNORED)) {
-		if (!s->is_err && !emit_success)
+		if (!s->is_err && !emit_success && !probe)
 			flags |= RS_SESS_IGNORED;
 		else if (duration_ns) {
 			u64 dur = (flags & RS_SESS_INTERIM) ? now - s->start_ts : s->frames[0].lat_ns;
@@ -332,6 +340,9 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		}
 	}
 
+	if (!(flags & RS_SESS_IGNORED))
+		emit_ustack_rec(s);   /* -U: bpf/ustack.bpf.h */
+
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		stat_inc(&stats.records_dropped);
@@ -360,7 +371,7 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	r->overflow_calls = s->overflow_calls;
 
 	/* stitch: the saved deeper error chain continues the current one */
-	if (s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth) {
+	if (!probe && s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth) {
 		u32 keep = s->saved_depth - 1;   /* current frames [0, keep) */
 
 		flags |= RS_SESS_STITCHED;
@@ -379,6 +390,10 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		bpf_probe_read_kernel(r->frames, sizeof(r->frames), s->frames);
 		r->kstack_sz = s->kstack_sz;
 		bpf_probe_read_kernel(r->kstack, sizeof(r->kstack), s->kstack);
+	}
+	if (probe) {
+		n = s->depth;
+		r->kstack_sz = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), 0);
 	}
 	if (n > RS_MAX_FSTACK_DEPTH)
 		n = RS_MAX_FSTACK_DEPTH;
@@ -584,6 +599,8 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 		bpf_map_delete_elem(&sessions, &sess_id);
 	}
 }
+
+#include "probes.bpf.h"
 
 /* ------------------------------------------------------------ front ends */
 

@@ -14,6 +14,7 @@
 #include "record/record_sink.h"
 #include "record/recorder.h"
 #include "record/link_misses.h"
+#include "record/probe_attach.h"
 #include "record/select.h"
 #include "record/spawn.h"
 #include "record/stop_signal.h"
@@ -28,6 +29,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* -J tp: a tracepoint record's copy with -A (args.max-sized-arg-size) */
+#define PROBE_MAX_TP_CTX 256
 
 /* the start-up steps -v times (printed with the "Recording" line) */
 enum { LAP_CHECKS, LAP_KALLSYMS, LAP_BTF, LAP_SELECT, LAP_PROBES, LAP_LOAD, LAP_ATTACH,
@@ -54,6 +58,7 @@ struct recorder {
 	struct lbr_events lbr;
 	char lbr_why[1024];
 	struct tracer tr;
+	struct probe_set probes;   /* -J */
 	struct file_header hdr;
 	struct header_blobs blobs; /* named header blobs added while attaching */
 	struct args_capture args;  /* -A plans */
@@ -270,12 +275,19 @@ int recorder_select(struct recorder *r)
 	if (o->verbose)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+	if (o->nprobes && probe_set_resolve(&r->probes, o->probes, o->nprobes, r->btf,
+					    PROBE_MAX_TP_CTX, r->log, r->prog, r->err,
+					    sizeof(r->err)))
+		return failed(r);
+	if (o->nprobes && o->verbose)
+		fprintf(r->log, "%zu injected probes from %zu -J specs.\n", r->probes.n, o->nprobes);
 	return 0;
 }
 
 void recorder_print_plan(const struct recorder *r, FILE *f)
 {
 	attach_plan_print(f, &r->sel, r->mode, r->o.verbose);
+	probe_set_print(f, &r->probes);   /* -J */
 }
 
 /* -------------------------------------------------------------- attach -- */
@@ -319,8 +331,14 @@ static int load_and_attach(struct recorder *r)
 	    (o->capture_args && args_capture_fill(&r->args, r->tr.skel, r->err, sizeof(r->err))))
 		return failed(r);
 	lap(r, LAP_LOAD);
-	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
+	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
+	if (r->probes.n && o->probe_ctx &&
+	    probe_set_add_btf(&r->probes, r->btf, &r->blobs, r->err, sizeof(r->err)))
+		return failed(r);
+	if (r->probes.n && probe_set_add_blob(&r->probes, &r->blobs))
+		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
@@ -430,6 +448,10 @@ int recorder_run(struct recorder *r)
 	s->hooks = r->hooks;
 	s->tr = &r->tr;
 	s->prog = r->prog;
+	if (r->o.user_stacks && !(s->umaps = umaps_new(tracer_exec_gen_fd(&r->tr))))
+		warn(r, "-U: out of memory for the process table; no mappings are recorded");
+	if (r->o.user_stacks)   /* NULL (no memory): every USTACK is written */
+		s->hold = ustack_hold_new();
 	cs = record_sink_callbacks(s);
 
 	tracer_start(&r->tr);
@@ -472,6 +494,7 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	tracer_prog_misses(&r->tr, &misses);   /* before detach closes fentry clones */
 	tracer_link_misses(&r->tr, &r->sel, st);   /* and the links */
 
+	probe_set_detach(&r->probes);
 	tracer_detach(&r->tr);
 	tracer_stats(&r->tr, &st->bpf);
 	st->prog_misses = misses.total;
@@ -486,6 +509,29 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	st->funcs_failed = r->tr.failed;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	st->end_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	if (r->sink.umaps) {
+		struct umaps_counts uc;
+
+		umaps_counts(r->sink.umaps, &uc);
+		st->umaps_gone = uc.gone;
+	}
+}
+
+/* -v: what -U read (record/umaps.c) */
+static void print_umaps(struct recorder *r)
+{
+	struct umaps_counts c;
+
+	if (!r->sink.umaps || !r->o.verbose)
+		return;
+	umaps_counts(r->sink.umaps, &c);
+	fprintf(r->log, "-U: %llu processes, %llu maps reads, %llu UMAPS records, %llu files "
+		"without a build-id, %llu processes exited before their maps were read, %llu "
+		"stacks of filtered sessions left out.\n",
+		(unsigned long long)c.procs, (unsigned long long)c.reads,
+		(unsigned long long)c.records, (unsigned long long)c.no_build_id,
+		(unsigned long long)c.gone,
+		(unsigned long long)(r->sink.hold ? ustack_hold_dropped(r->sink.hold) : 0));
 }
 
 int recorder_finish(struct recorder *r)
@@ -506,6 +552,7 @@ int recorder_finish(struct recorder *r)
 	}
 	r->w = NULL;
 	print_drops(r->log, &st);
+	print_umaps(r);
 	if (r->hooks && r->hooks->on_end)
 		r->hooks->on_end(r->hooks->ctx, &st);
 	if (r->o.verbose)
@@ -535,7 +582,10 @@ void recorder_free(struct recorder *r)
 	if (r->tr.skel)
 		tracer_close(&r->tr);
 	lbr_close(&r->lbr);
+	probe_set_free(&r->probes);
 	file_header_free(&r->hdr);
+	umaps_free(r->sink.umaps);
+	ustack_hold_free(r->sink.hold);
 	header_blobs_free(&r->blobs);
 	args_capture_free(&r->args);
 	selection_free(&r->sel);
