@@ -176,6 +176,22 @@ for variant in dyn static; do
 	mv "$bin.full" "$bin"
 done
 
+# two recordings in one report (same pid in both): each session unwinds
+# with its own recording's maps
+report --format json dyn.rsr static.rsr >multi.json
+check "two recordings: each session with its own binary" python3 - multi.json "$WORK/bin" <<'PY'
+import json, sys
+want = {'dyn.rsr': 'selfcap', 'static.rsr': 'selfcap-static'}
+got = {}
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    got[d['recording']['file']] = d['user_stack']['frames'][0]['module']
+ok = got == {f: sys.argv[2] + '/' + b for f, b in want.items()}
+if not ok:
+    print('  ', got)
+sys.exit(0 if ok else 1)
+PY
+
 # debuginfod (DEBUGINFOD_URLS set): the stripped binary's debug file
 # fetched by build-id from a local server that has only it
 # shellcheck source=tests/dwarf/debuginfod_lib.sh
