@@ -142,7 +142,7 @@ FUZZ_FLAGS := -g -O1 -std=gnu11 $(WARN) -I. -D_GNU_SOURCE -fno-omit-frame-pointe
 	      -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRCS  := $(COMMON_SRCS) $(FORMAT_SRCS) $(REPORT_SRCS) report/main.c
 FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(O)/fuzz/obj/%.o)
-FUZZ_BINS  := $(O)/fuzz/fuzz_reader $(O)/fuzz/fuzz_report
+FUZZ_BINS  := $(O)/fuzz/fuzz_reader $(O)/fuzz/fuzz_report $(O)/fuzz/fuzz_args
 -include $(FUZZ_OBJS:.o=.d)
 
 $(O)/fuzz/obj/report/main.o: report/main.c

@@ -317,6 +317,9 @@ static int load_and_attach(struct recorder *r)
 	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
 	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
+	if (r->probes.n && o->probe_ctx &&
+	    probe_set_add_btf(&r->probes, r->btf, &r->blobs, r->err, sizeof(r->err)))
+		return failed(r);
 	if (r->probes.n && probe_set_add_blob(&r->probes, &r->blobs))
 		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);

@@ -11,7 +11,7 @@
 #include "ustack_res.h"
 #include "ustack_unwind.h"
 
-#define MAX_PROCS 8
+#define MAX_PROCS 32
 #define MAX_FILES 256
 #define MAX_DW_FRAMES 16
 #define SYM_CACHE 1024          /* resolved frames kept (direct-mapped) */
@@ -28,7 +28,9 @@ struct ufile {
 struct uproc {
 	uint64_t serial;        /* us_maps serial; 0 = free slot */
 	struct uw_map *maps;
-	struct ufile **files;   /* per map (NULL: no build-id, not searched) */
+	struct ufile **files;   /* per map (NULL: not a file, or too many files) */
+	char **paths;           /* per map: the recorded path */
+	char (*bids)[41];       /* per map: the recorded build-id in hex */
 	size_t n;
 	struct ustack_unwinder *uw;
 };
@@ -46,6 +48,7 @@ struct ustack_res {
 	enum symb_mode mode;
 	FILE *msgs;
 	const char *prog;
+	int verbose;
 	struct ufile *files[MAX_FILES];
 	size_t nfiles;
 	struct uproc procs[MAX_PROCS];
@@ -57,7 +60,7 @@ struct ustack_res {
 };
 
 struct ustack_res *ustack_res_new(const char *symfs, enum symb_mode mode, FILE *msgs,
-				  const char *prog)
+				  const char *prog, int verbose)
 {
 	struct ustack_res *r = calloc(1, sizeof(*r));
 
@@ -70,6 +73,7 @@ struct ustack_res *ustack_res_new(const char *symfs, enum symb_mode mode, FILE *
 	r->mode = mode;
 	r->msgs = msgs;
 	r->prog = prog ? prog : "retsnoop";
+	r->verbose = verbose;
 	return r;
 }
 
@@ -95,6 +99,9 @@ static struct ufile *file_get(struct ustack_res *r, const char *path, const stru
 		fprintf(r->msgs, "%s: note: %s%s\n", r->prog, f->uf.why,
 			f->uf.dbg ? "; names from its debug file" : "; its user frames are shown as "
 			"path+offset (--symfs DIR finds a copy)");
+	else if (r->verbose && r->msgs)
+		fprintf(r->msgs, "%s: user binary %s: %s, debug info %s\n", r->prog, path, f->uf.bin,
+			f->uf.dbg ? f->uf.dbg : "none");
 	r->files[r->nfiles++] = f;
 	return f;
 }
@@ -125,6 +132,10 @@ static void file_free(struct ufile *f)
 static void proc_clear(struct uproc *p)
 {
 	uw_free(p->uw);
+	for (size_t i = 0; p->paths && i < p->n; i++)
+		free(p->paths[i]);
+	free(p->paths);
+	free(p->bids);
 	free(p->maps);
 	free(p->files);
 	memset(p, 0, sizeof(*p));
@@ -137,7 +148,9 @@ static int proc_fill(struct ustack_res *r, struct uproc *p, const struct us_maps
 	p->n = rec->nmaps;
 	p->maps = calloc(p->n ? p->n : 1, sizeof(*p->maps));
 	p->files = calloc(p->n ? p->n : 1, sizeof(*p->files));
-	if (!p->maps || !p->files)
+	p->paths = calloc(p->n ? p->n : 1, sizeof(*p->paths));
+	p->bids = calloc(p->n ? p->n : 1, sizeof(*p->bids));
+	if (!p->maps || !p->files || !p->paths || !p->bids)
 		return -1;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct rs_umap *m = &rec->maps[i];
@@ -145,6 +158,9 @@ static int proc_fill(struct ustack_res *r, struct uproc *p, const struct us_maps
 		struct ufile *f = path[0] == '/' ? file_get(r, path, m) : NULL;
 
 		p->files[i] = f;
+		if (!(p->paths[i] = strdup(path)))
+			return -1;
+		dwarf_build_id_hex(m->build_id, m->build_id_len, p->bids[i]);
 		p->maps[i] = (struct uw_map){ .start = m->start, .end = m->end, .pgoff = m->pgoff,
 					      .bin = f ? f->uf.bin : NULL,
 					      .dbg = f ? f->uf.dbg : NULL };
@@ -250,9 +266,8 @@ static void frame_resolve(struct ustack_res *r, struct uproc *p, struct us_frame
 	if (!m)
 		return;
 	uf = p->files[--i];
-	f->module = uf ? uf->path : "";
-	if (uf)
-		dwarf_build_id_hex(uf->bid, uf->bidlen, f->build_id);
+	f->module = p->paths[i];
+	memcpy(f->build_id, p->bids[i], sizeof(f->build_id));
 	f->offset = f->ip - m->start + m->pgoff;
 	f->found = uf && (uf->uf.bin || uf->uf.dbg) && m->has_bias;
 	if (!f->found)
