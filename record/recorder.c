@@ -30,9 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* -J tp: a tracepoint record's copy with -A (args.max-sized-arg-size) */
-#define PROBE_MAX_TP_CTX 256
-
 /* the start-up steps -v times (printed with the "Recording" line) */
 enum { LAP_CHECKS, LAP_KALLSYMS, LAP_BTF, LAP_SELECT, LAP_PROBES, LAP_LOAD, LAP_ATTACH,
        LAP_OUTPUT, LAP_N };
@@ -276,7 +273,7 @@ int recorder_select(struct recorder *r)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
 	if (o->nprobes && probe_set_resolve(&r->probes, o->probes, o->nprobes, r->btf,
-					    PROBE_MAX_TP_CTX, r->log, r->prog, r->err,
+					    o->args_max_sized, r->log, r->prog, r->err,
 					    sizeof(r->err)))
 		return failed(r);
 	if (o->nprobes && o->verbose)
@@ -334,9 +331,13 @@ static int load_and_attach(struct recorder *r)
 	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
 	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
-	if (r->probes.n && o->probe_ctx &&
-	    probe_set_add_btf(&r->probes, r->btf, &r->blobs, r->err, sizeof(r->err)))
-		return failed(r);
+	if (r->probes.n && o->probe_ctx) {
+		if (probe_set_add_btf(&r->probes, r->btf, &r->blobs, r->err, sizeof(r->err)))
+			return failed(r);
+		if (o->verbose)
+			fprintf(r->log, "Probe contexts (-J -A): types added, \"btf\" blob %zu bytes.\n",
+				header_blobs_find(&r->blobs, "btf")->size);
+	}
 	if (r->probes.n && probe_set_add_blob(&r->probes, &r->blobs))
 		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);
@@ -500,6 +501,7 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	st->prog_misses = misses.total;
 	st->prog_misses_entry = misses.entry;
 	st->prog_misses_exit = misses.exit;
+	st->prog_misses_probes = misses.probes;
 	st->prog_misses_known = 1;
 	st->records_written = r->sink.records;
 	st->ringbuf_lost = capture_bad_records();
