@@ -48,7 +48,8 @@ cp build/retsnoop-record "$WORK/g/"
 RSV="rs"
 if [ -n "${BASE:-}" ]; then cp "$BASE" "$WORK/g/retsnoop-record.base"; RSV="rs rs0"; fi
 HAS_A=0
-if build/retsnoop-record --help 2>&1 | grep -q -- '--capture-args'; then HAS_A=1; fi
+# (grep without -q: under pipefail an early exit of grep -q fails the pipeline)
+if build/retsnoop-record --help 2>&1 | grep -- '--capture-args' >/dev/null; then HAS_A=1; fi
 
 cat >"$WORK/g/guest.sh" <<EOF
 #!/bin/sh
