@@ -2,7 +2,8 @@
 # mkcorpus.sh DIR - writes the fuzz seed corpus into DIR/reader and
 # DIR/report: the small synthetic recordings the golden tests make
 # (build/golden*, made first when missing), heads of the committed real VM
-# recordings (tests/golden/data, tests/dwarf/data), truncated and
+# recordings (tests/golden/data, tests/dwarf/data), the compact-END ones
+# (build/golden/compact), truncated and
 # byte-damaged variants of each; report seeds carry a leading byte that
 # picks the command line (tests/fuzz/fuzz_report.c), several per seed.
 set -euo pipefail
@@ -15,7 +16,8 @@ if ! ls build/golden/*.rsrec build/golden-filters/*.rsrec build/golden-views/*.r
 	tests/golden/run_views.sh >/dev/null 2>&1 || true
 fi
 n=0
-for f in build/golden/*.rsrec build/golden-filters/*.rsrec build/golden-views/*.rsrec; do
+for f in build/golden/*.rsrec build/golden/compact/*.rsrec build/golden-filters/*.rsrec \
+	build/golden-views/*.rsrec; do
 	[ -f "$f" ] || continue
 	sz=$(stat -c %s "$f")
 	[ "$sz" -le 65536 ] || [ "${f##*/}" = flight.rsrec ] || continue   # the ring's one seed
