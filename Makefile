@@ -46,8 +46,11 @@ ifneq ($(wildcard live/main.c),)
 BINS += $(O)/retsnoop
 endif
 
+# test programs of tests/vm/ustack.sh (-U), installed nowhere
+USTACK_TEST_BINS := $(O)/ustack_prog_static $(O)/ustack_prog_dyn $(O)/ustack_dump
+
 .PHONY: all clean install test test-unit test-golden test-vm fuzz
-all: $(BINS)
+all: $(BINS) $(USTACK_TEST_BINS)
 
 # ------------------------------------------------------------------ BPF --
 $(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
@@ -89,8 +92,39 @@ $(O)/mkrec: tests/golden/mkrec.c tests/golden/reclib.c tests/golden/reclib.h $(L
 $(O)/mkrec_views: tests/golden/mkrec_views.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
+# the host user-stack test (tests/ustack): the self-capture program, -O2 -g
+# without frame pointers, dynamic and static (libc only), and the dump to
+# recording converter
+USTACK_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra
+$(O)/selfcap: tests/ustack/selfcap.c | $(O)
+	$(CC) $(USTACK_CFLAGS) -o $@ $<
+
+$(O)/selfcap-static: tests/ustack/selfcap.c | $(O)
+	$(CC) $(USTACK_CFLAGS) -static -o $@ $<
+
+$(O)/mkustack: tests/ustack/mkustack.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
+
+USTACK_TEST := $(O)/selfcap $(O)/selfcap-static $(O)/mkustack
+
+$(O)/mkrec_probes: tests/golden/mkrec_probes.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
+
+$(O)/mkrec_args: tests/golden/mkrec_args.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
+
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# without frame pointers on purpose: the report unwinds them with CFI
+$(O)/ustack_prog_static: tests/ustack/ustack_prog.c | $(O)
+	$(CC) -O2 -g -fomit-frame-pointer -static -o $@ $<
+
+$(O)/ustack_prog_dyn: tests/ustack/ustack_prog.c | $(O)
+	$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+
+$(O)/ustack_dump: tests/ustack/ustack_dump.c $(FORMAT_SRCS:%.c=$(O)/%.o)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/tests/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/testlib.h
 	@mkdir -p $(dir $@)
@@ -125,7 +159,7 @@ $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJS)
 fuzz: $(FUZZ_BINS)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec fuzz
+test: all $(TEST_BINS) $(O)/mkrec $(USTACK_TEST) fuzz
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)

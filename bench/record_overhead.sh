@@ -12,7 +12,8 @@
 #   - bpftrace with empty kprobe+kretprobe programs and empty kfunc+kretfunc
 #     programs (the floors), and a kprobe program doing comparable entry/exit
 #     work (per-thread timestamp in a map, latency and error at return);
-#   - retsnoop-record -M, -K, -F, -M -T (and -M -A once -A exists).
+#   - retsnoop-record -M, -K, -F, -M -T, -M -U (and -M -A once -A exists);
+#     -U's bytes per session, in its records and in the compressed file.
 # Overhead per traced call = (ns per syscall traced - untraced) / traced calls
 # per syscall; the ratio is to the empty-probe floor of the same attach type
 # (kprobe for -M/-K, fentry for -F). Medians of RUNS. Printed per mode: ns
@@ -40,7 +41,7 @@ KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
 . "$KERNELS/6.12.env"
 BPFTRACE=$(command -v bpftrace || true)
 [ -n "$BPFTRACE" ] || { echo "record_overhead: bpftrace missing (scripts/setup.sh installs it)" >&2; exit 1; }
-make -s build/retsnoop-record >/dev/null
+make -s build/retsnoop-record build/retsnoop-report >/dev/null
 WORK=$(mktemp -d)
 if [ -n "${KEEP:-}" ]; then echo "record_overhead: keeping $WORK" >&2; else trap 'rm -rf "$WORK"' EXIT; fi
 mkdir -p "$WORK/g" "$WORK/out"
@@ -84,8 +85,8 @@ for path in fail ok; do
 		res ns \$path bt-kprobe-empty \$(bt "\$kp { } \$kr { }" "\$W" | ns)
 		res ns \$path bt-fentry-empty \$(bt "\$kf { } \$kx { }" "\$W" | ns)
 		res ns \$path bt-kprobe-work \$(bt "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" "\$W" | ns)
-		for m in M K F MT MA; do
-			case \$m in M) fl=-M;; K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) [ \$HAS_A = 1 ] || continue; fl="-M -A";; esac
+		for m in M K F MT MA MU; do
+			case \$m in M) fl=-M;; K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) [ \$HAS_A = 1 ] || continue; fl="-M -A";; MU) fl="-M -U";; esac
 			for v in \$RSV; do
 				bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
 				res ns \$path \$v-\$m \$(\$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
@@ -94,6 +95,9 @@ for path in fail ok; do
 		i=\$((i + 1))
 	done
 done
+# -U's bytes per session: the failing workload recorded with and without it
+./retsnoop-record -M -e __x64_sys_openat \$ra -o /out/u0.rsr -- ./bench_tool loop fail \$N >/dev/null 2>&1
+./retsnoop-record -M -U -e __x64_sys_openat \$ra -o /out/u1.rsr -- ./bench_tool loop fail \$N >/dev/null 2>&1
 # start-up: a one-function recording of /bin/true vs a one-probe bpftrace
 i=0
 while [ \$i -lt \$RUNS ]; do
@@ -151,7 +155,7 @@ for path in fail ok; do
 	base=$(nsmed $path base)
 	fk=$(nsmed $path bt-kprobe-empty); ff=$(nsmed $path bt-fentry-empty)
 	for cfg in base bt-kprobe-empty bt-fentry-empty bt-kprobe-work rs-M rs0-M rs-K rs0-K rs-F rs0-F \
-		rs-MT rs0-MT rs-MA rs0-MA; do
+		rs-MT rs0-MT rs-MA rs0-MA rs-MU; do
 		v=$(nsmed $path $cfg)
 		[ -n "$v" ] || continue
 		case $cfg in rs-F|rs0-F|bt-fentry-empty) floor=$ff ;; *) floor=$fk ;; esac
@@ -168,6 +172,11 @@ done
 med_field() {  # KIND WHO FIELD: median of FIELD's value on "KIND WHO ... FIELD V" lines
 	awk -v k="$1" -v w="$2" -v f="$3" '$1 == k && $2 == w { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' "$R" | median
 }
+if [ -s "$WORK/out/u1.rsr" ] && [ -s "$WORK/out/u0.rsr" ]; then   # -U: bytes per session
+	build/retsnoop-report info "$WORK/out/u1.rsr" | sed -n 's/^User stacks: *\(.*\)/-U records (before compression): \1/p'
+	awk -v a="$(wc -c <"$WORK/out/u1.rsr")" -v b="$(wc -c <"$WORK/out/u0.rsr")" -v n="$N" \
+		'BEGIN { printf "-U file bytes per session (zstd, -M -U minus -M, %d sessions): %.0f\n", n, (a - b) / n }'
+fi
 rs_up=$(med_field startup rs wall_ms); bt_up=$(med_field startup bt wall_ms)
 echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrace ${bt_up} ms" \
 	"($(awk -v a="$rs_up" -v b="$bt_up" 'BEGIN { if (a > 0) printf "bpftrace/ours %.2fx; target: no slower than bpftrace, %s",

@@ -53,11 +53,11 @@ struct session {
 	 * saved_max_depth) of saved_frames, kernel stack/LBRs in slot cur ^ 1 */
 	u16 saved_depth, saved_max_depth;
 	u32 saved_last_seq_id;
-	s32 kstack_sz[2];
+	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
 	s32 lbrs_sz[2];
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
-	u64 kstack[2][RS_MAX_KSTACK_DEPTH];
+	u64 kstack[3][RS_MAX_KSTACK_DEPTH];
 	struct rs_lbr_entry lbrs[2][RS_MAX_LBR_ENTRIES];
 };
 
@@ -288,6 +288,13 @@ static __always_inline void capture_lbrs(struct session *s)
 	bpf_probe_read_kernel(s->lbrs[s->cur & 1], sizeof(s->lbrs[0]), lb->e);
 }
 
+#include "ustack.bpf.h"
+
+/* internal submit_session flag (never in a record): the snapshot of an
+ * injected probe's hit (-J -I): emitted whatever the session's state, with
+ * the running frames and the kernel stack at the hit (in kstack slot 2) */
+#define RS_SUBMIT_PROBE 0x80000000u
+
 /* the session's stack as one SESSION_END record of the compact layout:
  * only the frames and kernel stack bytes it has are copied */
 static __always_inline void submit_session(void *ctx, struct session *s, u32 flags, u64 now)
@@ -296,11 +303,12 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	struct rs_rec_session_end *r = (void *)fixed;
 	struct bpf_dynptr dp;
 	u32 n, keep = 0, slot, kb, fb;
+	bool stitched, probe = flags & RS_SUBMIT_PROBE;
 	s32 ksz;
-	bool stitched;
 
+	flags &= ~RS_SUBMIT_PROBE;
 	if (!(flags & RS_SESS_IGNORED)) {
-		if (!s->is_err && !emit_success)
+		if (!s->is_err && !emit_success && !probe)
 			flags |= RS_SESS_IGNORED;
 		else if (duration_ns) {
 			u64 dur = (flags & RS_SESS_INTERIM) ? now - s->start_ts : s->frames[0].lat_ns;
@@ -333,13 +341,20 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		}
 	}
 
+	if (!(flags & RS_SESS_IGNORED))
+		emit_ustack_rec(s);   /* -U: bpf/ustack.bpf.h */
+
 	/* stitch: the saved deeper error chain continues the current one */
-	stitched = s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth;
+	stitched = !probe && s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth;
 	if (stitched) {
 		n = s->saved_max_depth;
 		keep = s->saved_depth - 1;   /* current frames [0, keep) */
 		slot = (s->cur ^ 1) & 1;
 		flags |= RS_SESS_STITCHED;
+	} else if (probe) {
+		n = s->depth;
+		slot = 2;
+		s->kstack_sz[2] = bpf_get_stack(ctx, s->kstack[2], sizeof(s->kstack[2]), 0);
 	} else {
 		n = s->max_depth;
 		slot = s->cur & 1;
@@ -348,10 +363,13 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		n = RS_MAX_FSTACK_DEPTH;
 	if (keep > n)
 		keep = n;
-	/* 6.1's verifier loses that bound through register copies: a mask
-	 * it sees (no-op: keep <= 64) */
-	asm volatile("" : "+r"(keep));
+	/* 6.1's verifier loses these bounds through register copies: masks
+	 * it sees (no-ops: keep <= 64, slot <= 2) */
+	asm volatile("" : "+r"(keep), "+r"(slot));
 	keep &= 2 * RS_MAX_FSTACK_DEPTH - 1;
+	slot &= 3;
+	if (slot > 2)
+		slot = 2;
 	ksz = s->kstack_sz[slot];
 	kb = ksz > 0 ? (u32)ksz & ~7u : 0;
 	if (kb > sizeof(s->kstack[0]))
@@ -607,6 +625,8 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 		s->active = false;
 	}
 }
+
+#include "probes.bpf.h"
 
 /* ------------------------------------------------------------ front ends */
 

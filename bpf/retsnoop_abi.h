@@ -270,6 +270,7 @@ struct rs_bpf_stats {
 	rs_u64 records_dropped;           /* all ring buffer reservation failures */
 	rs_u64 depth_overflows;           /* calls deeper than RS_MAX_FSTACK_DEPTH */
 	rs_u64 exit_mismatches;           /* exit of a function not on top of the shadow stack */
+	rs_u64 ustacks_dropped;           /* -U: USTACK records lost (ring buffer full) */
 };
 
 #endif

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 static const char *const symb_modes[] = { "none", "linenum", "inlines", NULL };
+static const char *const args_fmt_modes[] = { "compact", "multiline", "verbose", NULL };
 
 #define REC (OPT_RECORD | OPT_LIVE)
 #define REP (OPT_REPORT | OPT_LIVE)
@@ -27,8 +28,14 @@ static const struct cfg_key keys[] = {
 	  "false", REP, "print raw addresses next to symbols" },
 	{ "stacks.dec-offs", CFG_STACKS_DEC_OFFS, CFG_BOOL, "BOOL", 0, 1, NULL,
 	  "false", REP, "function offsets in decimal" },
+	{ "user.stack-size", CFG_USER_STACK_SIZE, CFG_UINT, "BYTES", 64, 65536, NULL,
+	  "16384", REC, "user stack bytes copied per session with -U, 64..65536" },
 	{ "fmt.lbr-max-count", CFG_FMT_LBR_MAX_COUNT, CFG_UINT, "N", 0, 1000000, NULL,
 	  "0 = all", REP, "at most N LBR entries per session" },
+	{ "args.fmt-mode", CFG_ARGS_FMT_MODE, CFG_ENUM, "MODE", 0, 2, args_fmt_modes,
+	  "compact", REP, "captured arguments: compact, multiline or verbose" },
+	{ "args.fmt-max-arg-width", CFG_ARGS_FMT_MAX_ARG_WIDTH, CFG_UINT, "N", 0, 250, NULL,
+	  "120", REP, "columns per argument value, 0..250 (0 = no limit; not in verbose)" },
 };
 
 /* the -C bpf.max-depth range names the recorder's frame limit */

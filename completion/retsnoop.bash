@@ -9,29 +9,31 @@
 
 _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-M --kprobes-multi -K --kprobes -F --fentries -E --call-stack -T --trace
-	-S --success-stacks -I --interim-stacks -B --lbr -R -p --pid -P --no-pid
+	-S --success-stacks -I --interim-stacks -J --inject-probe -B --lbr -R -U --user-stacks
+	-p --pid -P --no-pid
 	-n --comm -N --no-comm -x --allow-errors -X --deny-errors -L --longer
 	-o --output --max-size --duration --stop-after -C --config --config-help
 	--dry-run -v --verbose -V --version
 	-h --help --usage --"
 _retsnoop_live_flags="$_retsnoop_record_flags -s --symbolize --lbr-max-count
 	--allow-build-id-mismatch --stack-has --format --perfetto --folded
-	--folded-weight --summary"
+	--folded-weight --summary --symfs"
 _retsnoop_report_flags="-T --trace -E --call-stack -B --lbr --success-only
 	--errors-only --stack-has --entry --since --until --format --perfetto --folded
 	--folded-weight --summary -p --pid -P --no-pid -n --comm -N --no-comm -x
 	--allow-errors -X --deny-errors -L --longer -S --success-stacks -s --symbolize
 	--allow-build-id-mismatch --lbr-max-count -k --kernel -C --config --config-help
-	-v --verbose -V --version -h --help --usage"
+	-v --verbose -V --version -h --help --usage --symfs"
 _retsnoop_info_flags="-v --verbose -V --version -h --help --usage"
 _retsnoop_report_subcommands="info summary addr2line diff"
 _retsnoop_diff_flags="--format $_retsnoop_info_flags"
 _retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
 	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
-_retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.max-depth="
+_retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.max-depth=
+	user.stack-size="
 _retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=
-	stacks.dec-offs= fmt.lbr-max-count="
+	stacks.dec-offs= fmt.lbr-max-count= args.fmt-mode= args.fmt-max-arg-width="
 _retsnoop_errnos="NULL any EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF
 	ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR
 	EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK
@@ -73,12 +75,41 @@ _retsnoop_functions() {
 	COMPREPLY=()
 }
 
+# -J specs: the kinds, then kprobe:/kretprobe: functions and tp:
+# tracepoints when this user can read the traceable lists
+_retsnoop_probes() {
+	local kind=${cur%%:*} f
+	compopt -o nospace 2>/dev/null
+	case $cur in
+	kprobe:*|kretprobe:*)
+		local saved=$cur
+		cur=${cur#*:}
+		_retsnoop_functions
+		cur=$saved
+		local IFS=$'\n'
+		# shellcheck disable=SC2207
+		COMPREPLY=($(printf '%s\n' "${COMPREPLY[@]}" | sed "s/^/$kind:/"))
+		return ;;
+	tp:*)
+		for f in /sys/kernel/tracing/available_events /sys/kernel/debug/tracing/available_events; do
+			if [ -r "$f" ]; then
+				local IFS=$'\n'
+				# shellcheck disable=SC2207
+				COMPREPLY=($(awk -v p="${cur#tp:}" 'index($1, p) == 1 { print "tp:" $1 }' "$f" 2>/dev/null))
+				return
+			fi
+		done
+		return ;;
+	esac
+	_retsnoop_words "kprobe: kretprobe: rawtp: tp:"
+}
+
 # does this report (or addr2line) option take the next word as its value?
 _retsnoop_report_value() {
 	case $1 in
 	-k|--kernel|-C|--config|-p|--pid|-P|--no-pid|-n|--comm|-N|--no-comm|-x|\
 	--allow-errors|-X|--deny-errors|-L|--longer|--lbr-max-count|--stack-has|\
-	--entry|--since|--until|--format|--perfetto|--folded-weight|-e) return 0 ;;
+	--entry|--since|--until|--format|--perfetto|--folded-weight|-e|--symfs) return 0 ;;
 	esac
 	return 1
 }
@@ -158,6 +189,12 @@ _retsnoop() {
 	case $opt in
 	-o|--output|-k|--kernel|--perfetto)
 		_retsnoop_files; return ;;
+	--symfs)
+		local IFS=$'\n'
+		compopt -o filenames 2>/dev/null
+		# shellcheck disable=SC2207
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
 	-c|--case)
 		_retsnoop_words "$_retsnoop_presets"; return ;;
 	-C|--config)
@@ -168,6 +205,9 @@ _retsnoop() {
 	-e|-a|-d|--entry|--allow|--deny|--stack-has)
 		[ "$cmd" = retsnoop-report ] && return
 		_retsnoop_functions; return ;;
+	-J|--inject-probe)
+		[ "$cmd" = retsnoop-report ] && return
+		_retsnoop_probes; return ;;
 	-p|-P|--pid|--no-pid)
 		local IFS=$'\n'
 		# shellcheck disable=SC2207

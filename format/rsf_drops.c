@@ -90,7 +90,8 @@ void rsf_print_drops(FILE *f, const struct rsf_stats *st)
 
 	if (!b->sessions_dropped && !b->sessions_incomplete && !b->sessions_table_full &&
 	    !b->sessions_exited && !b->records_dropped && !b->depth_overflows &&
-	    !b->exit_mismatches && !st->ringbuf_lost && !st->prog_misses && !links)
+	    !b->exit_mismatches && !st->ringbuf_lost && !st->prog_misses && !links &&
+	    !b->ustacks_dropped && !st->umaps_gone)
 		return;
 	fprintf(f, "WARNING! There were dropped or incomplete data. Output might be incomplete!\n");
 	line(f, "DROPPED SAMPLES:", b->sessions_dropped);
@@ -101,6 +102,8 @@ void rsf_print_drops(FILE *f, const struct rsf_stats *st)
 	line(f, "RINGBUF LOST:", st->ringbuf_lost);
 	line(f, "DEPTH OVERFLOWS:", b->depth_overflows);
 	line(f, "EXIT MISMATCHES:", b->exit_mismatches);
+	line(f, "DROPPED USTACKS:", b->ustacks_dropped);
+	line(f, "MAPS UNREADABLE:", st->umaps_gone);   /* the process had exited */
 	if (st->prog_misses || links)
 		print_missed(f, st, links);
 }

@@ -15,6 +15,7 @@
 #define M_B(key, m, l) { key, RSF_KV_BYTES, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), offsetof(struct rsf_meta, l), false }
 #define M_UZ(key, m)  { key, RSF_KV_U64, sizeof(((struct rsf_meta *)0)->m), offsetof(struct rsf_meta, m), NO_LEN, true }
 #define S_U(key, m)   { key, RSF_KV_U64, sizeof(((struct rsf_stats *)0)->m), offsetof(struct rsf_stats, m), NO_LEN, false }
+#define S_UZ(key, m)  { key, RSF_KV_U64, sizeof(((struct rsf_stats *)0)->m), offsetof(struct rsf_stats, m), NO_LEN, true }
 #define S_S(key, m)   { key, RSF_KV_STR, sizeof(((struct rsf_stats *)0)->m), offsetof(struct rsf_stats, m), NO_LEN, false }
 
 const struct rsf_kv_field rsf_meta_fields[] = {
@@ -64,6 +65,8 @@ const struct rsf_kv_field rsf_stats_fields[] = {
 	S_U("bpf.link_misses.exit", link_misses_exit),
 	S_U("bpf.link_misses.nfuncs", link_misses_nfuncs),
 	S_S("bpf.link_misses.funcs", link_misses_funcs),
+	S_UZ("bpf.ustacks_dropped", bpf.ustacks_dropped),   /* -U only */
+	S_UZ("umaps_gone", umaps_gone),
 };
 const size_t rsf_stats_nfields = sizeof(rsf_stats_fields) / sizeof(rsf_stats_fields[0]);
 

@@ -115,6 +115,8 @@ struct rsf_stats {
 	uint64_t link_misses_nfuncs;    /* kprobe mode: functions whose links missed */
 	char link_misses_funcs[256];    /* kprobe mode: "name=count,..." of the
 					 * functions that missed most, by count */
+	uint64_t umaps_gone;            /* -U: processes that exited before the recorder
+					 * read their mappings (record/umaps.c) */
 };
 
 /* ---------------------------------------------------------------- writer */

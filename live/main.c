@@ -24,7 +24,15 @@ struct live {
 	struct rp *rp;
 	struct report_opts ropts;
 	bool failed;              /* an output could not be written */
+	struct rp_env blobs;      /* -A: the recording's "btf"/"func_btf" (on_blobs) */
 };
+
+/* the header blobs, kept by the recorder until it is freed */
+static int live_blobs(void *ctx, const struct rsf_blob *blobs, size_t nblobs)
+{
+	rp_env_set_blobs(&((struct live *)ctx)->blobs, blobs, nblobs);
+	return 0;
+}
 
 static int live_start(void *ctx, const struct rsf_meta *meta,
 		      const struct rsf_ksym *ksyms, size_t nksyms,
@@ -40,6 +48,9 @@ static int live_start(void *ctx, const struct rsf_meta *meta,
 	struct rp_env t = {
 		.meta = meta, .ksyms = ksyms, .nksyms = nksyms, .mods = mods, .nmods = nmods,
 		.funcs = funcs, .nfuncs = nfuncs,
+		.btf_blob = l->blobs.btf_blob, .btf_size = l->blobs.btf_size,
+		.func_btf_blob = l->blobs.func_btf_blob, .func_btf_size = l->blobs.func_btf_size,
+		.probes_blob = l->blobs.probes_blob, .probes_size = l->blobs.probes_size,
 	};
 	char err[512];
 
@@ -131,6 +142,7 @@ static int parse_args(struct live *l, int argc, char **argv, int *status)
 
 	record_opts_init(o, argc, argv);
 	l->ropts.symb = SYMB_DEFAULT;
+	l->ropts.args.max_width = ARGS_FMT_DEFAULT_WIDTH;
 	shared_opts_init(&s, OPT_LIVE, live_config, l);
 	r = opt_parse(&c, argc, argv, &e);
 	if (r == OPT_OK)
@@ -189,7 +201,7 @@ int main(int argc, char **argv)
 	struct record_opts o;
 	struct live l = { .o = &o };
 	struct record_hooks hooks = {
-		.on_start = live_start, .on_ready = live_ready,
+		.on_start = live_start, .on_blobs = live_blobs, .on_ready = live_ready,
 		.on_record = live_record, .on_end = live_end, .ctx = &l,
 	};
 	int r;
@@ -207,6 +219,7 @@ int main(int argc, char **argv)
 		return r;
 	}
 	l.ropts.vmlinux = o.kernel;
+	l.ropts.symfs = l.ra.symfs;
 	l.ropts.show_stack = o.stacks;
 	l.ropts.show_trace = o.trace;
 	l.ropts.show_lbr = o.lbr;

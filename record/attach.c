@@ -6,6 +6,7 @@
 #include "common/array_grow.h"
 #include "record/features.h"
 #include "record/comm_filter.h"
+#include "record/probe_attach.h"
 #include <linux/types.h>
 #include <pthread.h>
 #include "retsnoop.skel.h"
@@ -56,6 +57,23 @@ static void set_comm_globs(struct retsnoop_bpf *s, const struct filter_opts *f)
 	s->rodata->nr_comm_globs = n;
 }
 
+/* -U (bpf/ustack.bpf.h): one scratch slot per CPU, the exec hook; off:
+ * the smallest maps and no hook */
+static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	s->rodata->emit_ustack = o->user_stacks;
+	s->rodata->ustack_size = o->ustack_size;
+	bpf_map__set_max_entries(s->maps.ustack_scratch,
+				 o->user_stacks && ncpus > 0 ? (uint32_t)ncpus : 1);
+	if (!o->user_stacks) {
+		bpf_map__set_max_entries(s->maps.exec_gen, 1);
+		bpf_map__set_max_entries(s->maps.ustack_seen, 1);
+	}
+	bpf_program__set_autoload(s->progs.rs_task_exec, o->user_stacks);
+}
+
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		enum attach_mode mode, bool use_lbr, char *err, size_t errlen)
 {
@@ -86,6 +104,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	/* past a quarter of the ring buffer waiting, a session end wakes the
 	 * reader; below, the reader's poll timeout collects it */
 	s->rodata->wake_bytes = o->ringbuf_size / 4 ? o->ringbuf_size / 4 : 1;
+	set_user_stacks(s, o);
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
@@ -100,6 +119,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 		bpf_program__set_attach_target(s->progs.rs_fentry, 0, sel->v[0].name);
 		bpf_program__set_attach_target(s->progs.rs_fexit, 0, sel->v[0].name);
 	}
+	probe_skel_setup(s, o);
 	if (retsnoop_bpf__load(s)) {
 		e = errno;
 		snprintf(err, errlen, "loading the BPF programs failed with %s (%s)%s", errname(e),
@@ -437,6 +457,13 @@ int tracer_attach(struct tracer *t, const struct selection *sel, int verbose, FI
 	if (!t->skel->links.rs_task_fork)
 		fprintf(t->log, "warning: sched_process_fork hook failed: %s; children of the traced "
 			"command are not followed\n", strerror(errno));
+	if (bpf_program__autoload(t->skel->progs.rs_task_exec)) {   /* -U */
+		t->skel->links.rs_task_exec = bpf_program__attach(t->skel->progs.rs_task_exec);
+		if (!t->skel->links.rs_task_exec)
+			fprintf(t->log, "warning: sched_process_exec hook failed: %s; mappings "
+				"replaced by exec are noticed only by their addresses\n",
+				strerror(errno));
+	}
 
 	switch (t->mode) {
 	case ATTACH_KPROBE_MULTI: ret = attach_multi(t, sel, verbose, err, errlen); break;
@@ -473,6 +500,11 @@ int tracer_ringbuf_fd(const struct tracer *t)
 	return bpf_map__fd(t->skel->maps.rb);
 }
 
+int tracer_exec_gen_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.exec_gen);
+}
+
 void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out)
 {
 	memcpy(out, (const void *)&t->skel->bss->stats, sizeof(*out));
@@ -503,6 +535,8 @@ void tracer_prog_misses(const struct tracer *t, struct prog_misses *m)
 		uint64_t n = prog_misses(bpf_program__fd(p));
 
 		m->total += n;
+		if (!strncmp(bpf_program__name(p), "rs_probe_", 9))
+			continue;   /* -J probes: in the total only */
 		if (strstr(sec, "kretprobe") || strstr(sec, "fexit"))
 			m->exit += n;
 		else if (strstr(sec, "kprobe") || strstr(sec, "fentry"))

@@ -42,6 +42,8 @@ void tracer_start(struct tracer *t);
 void tracer_stop(struct tracer *t);
 int tracer_ringbuf_fd(const struct tracer *t);
 void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out);
+/* -U: the map of execs per process (bpf/ustack.bpf.h exec_gen) */
+int tracer_exec_gen_fd(const struct tracer *t);
 /* program runs the kernel skipped (recursion misses of every loaded
  * program), in all and of the entry and exit programs; call before
  * tracer_detach, which closes fentry clones */

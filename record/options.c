@@ -4,6 +4,8 @@
 #include "record/options.h"
 #include "common/same_file.h"
 #include "record/presets.h"
+#include "record/probe_spec.h"
+#include "common/array_grow.h"
 #include "bpf/retsnoop_abi.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@
 enum {
 	RO_ENTRY, RO_ALLOW, RO_DENY, RO_CASE, RO_MULTI, RO_KPROBES, RO_FENTRIES, RO_STACKS,
 	RO_TRACE, RO_INTERIM, RO_LBR, RO_OUTPUT, RO_DRY_RUN, RO_MAX_SIZE, RO_DURATION,
-	RO_STOP_AFTER,
+	RO_STOP_AFTER, RO_PROBE, RO_USTACKS,
 };
 
 void record_help_head(FILE *f, const char *prog, bool live)
@@ -155,6 +157,22 @@ static int parse_count(const char *s, uint64_t *out, struct opt_error *e)
 	return OPT_OK;
 }
 
+/* -J SPEC: checked now, resolved against the kernel when recording */
+static int add_probe(struct record_opts *o, const char *text, struct opt_error *e)
+{
+	struct probe_spec s;
+	char err[OPT_ERRLEN - 16], *copy;
+
+	if (probe_spec_parse(text, &s, err, sizeof(err)))
+		return opt_fail(e, OPT_EUSAGE, "%s", err);
+	probe_spec_free(&s);
+	if (array_grow((void **)&o->probes, o->nprobes, &o->probes_cap, sizeof(*o->probes), 4) ||
+	    !(copy = strdup(text)))
+		return opt_fail(e, OPT_EINPUT, "out of memory");
+	o->probes[o->nprobes++] = copy;
+	return OPT_OK;
+}
+
 static int record_parse(void *ctx, int id, const char *v, struct opt_error *e)
 {
 	struct record_opts *o = ctx;
@@ -176,6 +194,8 @@ static int record_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case RO_MAX_SIZE: return parse_size(v, &o->max_size, e);
 	case RO_DURATION: return parse_duration(v, &o->duration_ms, e);
 	case RO_STOP_AFTER: return parse_count(v, &o->stop_after, e);
+	case RO_PROBE: return add_probe(o, v, e);
+	case RO_USTACKS: o->user_stacks = true; return OPT_OK;
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -205,8 +225,15 @@ const struct opt_spec record_opt_table[] = {
 	  "every entry/exit inside sessions" },
 	{ NULL, "interim-stacks", 'I', OPT_NOARG, NULL, RO_INTERIM, record_parse, REC, 0,
 	  "interim snapshots" },
+	{ NULL, "inject-probe", 'J', OPT_REQUIRED, "SPEC", RO_PROBE, record_parse, REC, OPT_AT_FILE,
+	  "injected probe, a row of the -T trace (and an\n"
+	  "interim snapshot with -I): kprobe:NAME[+OFF],\n"
+	  "kretprobe:NAME, rawtp:NAME, tp:CATEGORY:NAME\n"
+	  "(* and ? globs in tracepoints; repeatable)" },
 	{ NULL, "lbr", 'B', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
 	  "Last Branch Records (FLAGS: any_return by default)" },
+	{ NULL, "user-stacks", 'U', OPT_NOARG, NULL, RO_USTACKS, record_parse, REC, 0,
+	  "user registers and stack of each session, for\nuser frames in the report" },
 	{ NULL, NULL, 'R', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
 	  "same as -B (retsnoop v0.9 name)" },
 	{ "Recording", "output", 'o', OPT_REQUIRED, "FILE", RO_OUTPUT, record_parse, REC, 0,
@@ -234,6 +261,7 @@ int record_config_apply(void *ctx, const struct cfg_key *k, uint64_t v, struct o
 	case CFG_BPF_RINGBUF_SIZE: o->ringbuf_size = v; return OPT_OK;
 	case CFG_BPF_SESSIONS_SIZE: o->sessions_size = (uint32_t)v; return OPT_OK;
 	case CFG_BPF_MAX_DEPTH: o->max_depth = (uint32_t)v; return OPT_OK;
+	case CFG_USER_STACK_SIZE: o->ustack_size = (uint32_t)v; return OPT_OK;
 	default:
 		return opt_fail(e, OPT_EUSAGE, "config key '%s' is not a recording setting", k->key);
 	}
@@ -263,6 +291,7 @@ void record_opts_init(struct record_opts *o, int argc, char **argv)
 	o->ringbuf_size = 8 << 20;
 	o->sessions_size = 4096;
 	o->max_depth = RS_MAX_FSTACK_DEPTH;
+	o->ustack_size = 16384;
 	build_cmdline(o, argc, argv);
 }
 
@@ -309,4 +338,9 @@ void record_opts_free(struct record_opts *o)
 	glob_set_free(&o->entry);
 	glob_set_free(&o->allow);
 	glob_set_free(&o->deny);
+	for (size_t i = 0; i < o->nprobes; i++)
+		free(o->probes[i]);
+	free(o->probes);
+	o->probes = NULL;
+	o->nprobes = o->probes_cap = 0;
 }

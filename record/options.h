@@ -41,6 +41,11 @@ struct record_opts {
 	uint64_t ringbuf_size;
 	uint32_t sessions_size;
 	uint32_t max_depth;      /* nested calls tracked per session (1..RS_MAX_FSTACK_DEPTH) */
+	char **probes;           /* -J specs (record/probe_spec.h), checked when parsed */
+	size_t nprobes, probes_cap;
+	bool probe_ctx;          /* -A: copy each probe hit's context */
+	bool user_stacks;        /* -U: user registers and stack per session */
+	uint32_t ustack_size;    /* -C user.stack-size: stack bytes copied with -U */
 	char cmdline[4096];
 };
 

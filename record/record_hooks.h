@@ -14,6 +14,9 @@ struct record_hooks {
 			const struct rsf_ksym *ksyms, size_t nksyms,
 			const struct rsf_module *mods, size_t nmods,
 			const struct rsf_func *funcs, size_t nfuncs);
+	/* the header blobs exactly as written ("btf", "func_btf", "probes";
+	 * may be none), right before on_start (may be NULL); non-zero aborts */
+	int (*on_blobs)(void *ctx, const struct rsf_blob *blobs, size_t nblobs);
 	/* tracing is live */
 	void (*on_ready)(void *ctx);
 	/* every record as written to the file (after -x/-X); <0 stops */

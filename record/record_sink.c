@@ -10,6 +10,7 @@ void record_sink_init(struct record_sink *s, FILE *log)
 	s->stop_at_s = 0;
 	s->stop_after = 0;
 	s->write_failed = false;
+	s->umaps = NULL;
 	tty_status_init(&s->status, log);
 	s->start_s = tty_status_now();
 }
@@ -76,11 +77,34 @@ static uint32_t sel_flags(void *ctx, uint32_t id)
 	return id < sel->n ? sel->v[id].flags : 0;
 }
 
+static int emit_umaps(void *ctx, const struct rs_rec_hdr *rec, uint32_t size)
+{
+	return emit(ctx, rec, size);
+}
+
+/* -U: a process's mappings go into the file before its first USTACK (and
+ * with -T before its first session starts), again when they changed */
+static int note_process(struct record_sink *s, const struct rs_rec_hdr *rec, size_t size)
+{
+	const struct rs_rec_ustack *us = (const void *)rec;
+	const struct rs_rec_session_start *st = (const void *)rec;
+
+	if (rec->type == RS_REC_USTACK && size >= sizeof(*us) &&
+	    us->stack_len <= size - sizeof(*us))
+		return umaps_on_ustack(s->umaps, us, emit_umaps, s);
+	if (rec->type == RS_REC_SESSION_START && size >= sizeof(*st))
+		return umaps_on_pid(s->umaps, st->pid, emit_umaps, s);
+	return 0;
+}
+
 static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 {
 	struct record_sink *s = ctx;
 	const struct rs_rec_session_end *end = (const void *)rec;
 	struct rs_rec_session_end full, copy;
+
+	if (s->umaps && note_process(s, rec, size) < 0)
+		return -1;
 
 	if (rec->type != RS_REC_SESSION_END || size < offsetof(struct rs_rec_session_end, frames) ||
 	    size > sizeof(copy) || (end->flags & RS_SESS_IGNORED))

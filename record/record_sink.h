@@ -15,6 +15,7 @@
 #include "record/record_hooks.h"
 #include "record/select.h"
 #include "record/tty_status.h"
+#include "record/umaps.h"
 
 struct record_sink {
 	struct rsf_writer *w;             /* NULL: no file (live tool without -o) */
@@ -22,6 +23,7 @@ struct record_sink {
 	const struct err_filter *errs;
 	const struct record_hooks *hooks; /* may be NULL */
 	const struct tracer *tr;          /* drop counters for the status line */
+	struct umaps *umaps;              /* -U: processes' mappings (record/umaps.h); else NULL */
 	const char *prog;                 /* prefix of the flush-failure warning */
 	struct tty_status status;         /* TTY-only live status line */
 	double start_s;

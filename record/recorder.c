@@ -8,10 +8,12 @@
 #include "record/capture.h"
 #include "record/features.h"
 #include "record/file_header.h"
+#include "record/header_blobs.h"
 #include "record/lbr.h"
 #include "record/record_sink.h"
 #include "record/recorder.h"
 #include "record/link_misses.h"
+#include "record/probe_attach.h"
 #include "record/select.h"
 #include "record/spawn.h"
 #include "record/stop_signal.h"
@@ -26,6 +28,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* -J tp: a tracepoint record's copy with -A (args.max-sized-arg-size) */
+#define PROBE_MAX_TP_CTX 256
 
 /* the start-up steps -v times (printed with the "Recording" line) */
 enum { LAP_CHECKS, LAP_KALLSYMS, LAP_BTF, LAP_SELECT, LAP_PROBES, LAP_LOAD, LAP_ATTACH,
@@ -52,7 +57,9 @@ struct recorder {
 	struct lbr_events lbr;
 	char lbr_why[1024];
 	struct tracer tr;
+	struct probe_set probes;   /* -J */
 	struct file_header hdr;
+	struct header_blobs blobs; /* named header blobs added while attaching */
 	struct rsf_writer *w;
 	struct record_sink sink;
 	uint64_t finish_t0;
@@ -130,6 +137,11 @@ struct recorder *recorder_new(const struct record_opts *o, const char *prog,
 	libbpf_verbosity = o->verbose;
 	libbpf_set_print(libbpf_log);
 	return r;
+}
+
+struct header_blobs *recorder_blobs(struct recorder *r)
+{
+	return &r->blobs;
 }
 
 const char *recorder_error(const struct recorder *r)
@@ -261,6 +273,12 @@ int recorder_select(struct recorder *r)
 	if (o->verbose)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+	if (o->nprobes && probe_set_resolve(&r->probes, o->probes, o->nprobes, r->btf,
+					    PROBE_MAX_TP_CTX, r->log, r->prog, r->err,
+					    sizeof(r->err)))
+		return failed(r);
+	if (o->nprobes && o->verbose)
+		fprintf(r->log, "%zu injected probes from %zu -J specs.\n", r->probes.n, o->nprobes);
 	return 0;
 }
 
@@ -295,8 +313,11 @@ static int load_and_attach(struct recorder *r)
 			     r->err, sizeof(r->err)))
 		return failed(r);
 	lap(r, LAP_LOAD);
-	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
+	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
+	if (r->probes.n && probe_set_add_blob(&r->probes, &r->blobs))
+		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
@@ -323,11 +344,15 @@ static int open_outputs(struct recorder *r)
 			r->prog, h->meta.lbr_status);
 	h->meta.max_size = o->max_size;   /* 0: unbounded; else a flight recording */
 	if (o->output) {
-		r->w = rsf_writer_open(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
-				       h->mods.n, h->funcs, h->nfuncs, r->err, sizeof(r->err));
+		r->w = rsf_writer_open_blobs(o->output, &h->meta, h->ksyms, h->nksyms, h->mods.v,
+					     h->mods.n, h->funcs, h->nfuncs, r->blobs.v, r->blobs.n,
+					     r->err, sizeof(r->err));
 		if (!r->w)
 			return failed(r);
 	}
+	if (r->hooks && r->hooks->on_blobs &&
+	    r->hooks->on_blobs(r->hooks->ctx, r->blobs.v, r->blobs.n))
+		return failed(r);
 	if (r->hooks && r->hooks->on_start &&
 	    r->hooks->on_start(r->hooks->ctx, &h->meta, h->ksyms, h->nksyms, h->mods.v,
 			       h->mods.n, h->funcs, h->nfuncs))
@@ -402,6 +427,8 @@ int recorder_run(struct recorder *r)
 	s->hooks = r->hooks;
 	s->tr = &r->tr;
 	s->prog = r->prog;
+	if (r->o.user_stacks && !(s->umaps = umaps_new(tracer_exec_gen_fd(&r->tr))))
+		warn(r, "-U: out of memory for the process table; no mappings are recorded");
 	cs = record_sink_callbacks(s);
 
 	tracer_start(&r->tr);
@@ -444,6 +471,7 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	tracer_prog_misses(&r->tr, &misses);   /* before detach closes fentry clones */
 	tracer_link_misses(&r->tr, &r->sel, st);   /* and the links */
 
+	probe_set_detach(&r->probes);
 	tracer_detach(&r->tr);
 	tracer_stats(&r->tr, &st->bpf);
 	st->prog_misses = misses.total;
@@ -458,6 +486,27 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	st->funcs_failed = r->tr.failed;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	st->end_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	if (r->sink.umaps) {
+		struct umaps_counts uc;
+
+		umaps_counts(r->sink.umaps, &uc);
+		st->umaps_gone = uc.gone;
+	}
+}
+
+/* -v: what -U read (record/umaps.c) */
+static void print_umaps(struct recorder *r)
+{
+	struct umaps_counts c;
+
+	if (!r->sink.umaps || !r->o.verbose)
+		return;
+	umaps_counts(r->sink.umaps, &c);
+	fprintf(r->log, "-U: %llu processes, %llu maps reads, %llu UMAPS records, %llu files "
+		"without a build-id, %llu processes exited before their maps were read.\n",
+		(unsigned long long)c.procs, (unsigned long long)c.reads,
+		(unsigned long long)c.records, (unsigned long long)c.no_build_id,
+		(unsigned long long)c.gone);
 }
 
 int recorder_finish(struct recorder *r)
@@ -478,6 +527,7 @@ int recorder_finish(struct recorder *r)
 	}
 	r->w = NULL;
 	print_drops(r->log, &st);
+	print_umaps(r);
 	if (r->hooks && r->hooks->on_end)
 		r->hooks->on_end(r->hooks->ctx, &st);
 	if (r->o.verbose)
@@ -507,7 +557,10 @@ void recorder_free(struct recorder *r)
 	if (r->tr.skel)
 		tracer_close(&r->tr);
 	lbr_close(&r->lbr);
+	probe_set_free(&r->probes);
 	file_header_free(&r->hdr);
+	umaps_free(r->sink.umaps);
+	header_blobs_free(&r->blobs);
 	selection_free(&r->sel);
 	btf__free(r->btf);
 	bpf_ksym_watch_close(&r->kw);

@@ -14,6 +14,7 @@
 #define RS_RECORDER_H
 
 #include <stdio.h>
+#include "record/header_blobs.h"
 #include "record/options.h"
 #include "record/record_hooks.h"
 
@@ -34,6 +35,9 @@ int recorder_finish(struct recorder *r);
 void recorder_free(struct recorder *r);
 
 const char *recorder_error(const struct recorder *r);
+/* the named header blobs (header_blobs.h) written with the file header:
+ * record components add theirs before recorder_attach opens the file */
+struct header_blobs *recorder_blobs(struct recorder *r);
 /* the process exit status after finish: 1 after an error, else the
  * spawned command's status, else 0 */
 int recorder_exit_status(const struct recorder *r);

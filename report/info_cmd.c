@@ -60,6 +60,7 @@ static void put_ring(const struct rsf_ring_info *ri)
 
 struct info_counts {
 	uint64_t nrec, final, interim, ignored, failed, starts, traces, lbrs;
+	uint64_t ustacks, ustack_bytes, umaps, umaps_bytes;   /* -U */
 	uint64_t first_ts, last_ts;
 };
 
@@ -97,6 +98,12 @@ static enum rsf_status count_records(struct rsf_reader *rd, struct info_counts *
 			c->traces++;
 		} else if (h->type == RS_REC_LBR) {
 			c->lbrs++;
+		} else if (h->type == RS_REC_USTACK) {
+			c->ustacks++;
+			c->ustack_bytes += h->size;
+		} else if (h->type == RS_REC_UMAPS) {
+			c->umaps++;
+			c->umaps_bytes += h->size;
 		}
 	}
 }
@@ -218,6 +225,11 @@ static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 	       " succeeded), %" PRIu64 " interim, %" PRIu64 " ignored, %" PRIu64 " start, %" PRIu64
 	       " trace, %" PRIu64 " LBR\n", "Records:", c->nrec, c->final, c->failed,
 	       c->final - c->failed, c->interim, c->ignored, c->starts, c->traces, c->lbrs);
+	if (c->ustacks || c->umaps)   /* -U: bytes before compression */
+		printf("%-22s %" PRIu64 " USTACK record(s), %" PRIu64 " bytes, %" PRIu64
+		       " per session; %" PRIu64 " UMAPS record(s), %" PRIu64 " bytes\n",
+		       "User stacks:", c->ustacks, c->ustack_bytes,
+		       c->ustacks ? c->ustack_bytes / c->ustacks : 0, c->umaps, c->umaps_bytes);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
 	if (rsf_reader_ring(rd)->max_size)
 		put_ring(rsf_reader_ring(rd));
@@ -261,6 +273,9 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	printf("  %-26s %" PRIu64 "\n", "records dropped", b->records_dropped);
 	printf("  %-26s %" PRIu64 "\n", "depth overflows", b->depth_overflows);
 	printf("  %-26s %" PRIu64 "\n", "exit mismatches", b->exit_mismatches);
+	if (b->ustacks_dropped || st->umaps_gone)
+		printf("  %-26s %" PRIu64 " dropped, %" PRIu64 " processes' maps unreadable\n",
+		       "user stacks (-U)", b->ustacks_dropped, st->umaps_gone);
 	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
 	if (st->prog_misses_known && (st->prog_misses_entry || st->prog_misses_exit))
 		printf("  %-26s %" PRIu64 " (entry programs %" PRIu64 ", exit programs %" PRIu64 ")\n",

@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "args_json.h"
 #include "../common/json_writer.h"
 #include "json_out.h"
+#include "../format/probe_table.h"
+#include "probe_ctx.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
@@ -136,7 +139,21 @@ static void put_addr_sym(struct json_writer *w, const char *key, struct symboliz
 	jw_obj_end(w);
 }
 
-static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
+/* -A: "args" of the call entered at SEQ_ID: an array, null without */
+static void put_call_args(struct json_out *j, const struct rp_session *s, uint32_t seq_id,
+			  uint32_t func_id)
+{
+	/* values whole: a width limit is for the terminal */
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_list l = {0};
+	bool have = s->nargs && rp_call_args(j->env, s, seq_id, func_id, &fmt, &l);
+
+	jw_key(&j->w, "args");
+	args_json_put(&j->w, have ? &l : NULL);
+	args_list_free(&l);
+}
+
+static void put_trace(struct json_out *j, const struct rp_session *s, const struct rs_rec_trace *t)
 {
 	struct json_writer *w = &j->w;
 	char buf[32];
@@ -160,8 +177,56 @@ static void put_trace(struct json_out *j, const struct rs_rec_trace *t)
 		put_result(w, t->res, rp_func_flags(j->env, t->func_id));
 		jw_key(w, "latency_ns");
 		jw_uint(w, t->lat_ns);
+	} else if (s->nargs) {
+		put_call_args(j, s, t->seq_id, t->func_id);
 	}
 	jw_obj_end(w);
+}
+
+/* a -J hit: one level inside the innermost running call */
+static void put_probe(struct json_out *j, const struct rs_rec_probe *p)
+{
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_list l = {0};
+	struct json_writer *w = &j->w;
+	char buf[32];
+
+	jw_obj_begin(w);
+	jw_key(w, "type");
+	jw_str(w, "probe");
+	jw_key(w, "ts_ns");
+	jw_uint(w, p->ts);
+	jw_key(w, "probe");
+	jw_str(w, rsf_probe_name(j->env->probes_blob, j->env->probes_size, p->probe_id, buf,
+				 sizeof(buf)));
+	jw_key(w, "probe_id");
+	jw_uint(w, p->probe_id);
+	jw_key(w, "depth");
+	jw_uint(w, p->depth + 1u);
+	jw_key(w, "seq_id");
+	jw_uint(w, p->seq_id);
+	if (p->flags & (RS_PROBEF_CTX | RS_PROBEF_CTX_ERR)) {   /* -A */
+		bool have = rp_probe_ctx(j->env, p, &fmt, &l);
+
+		jw_key(w, "context");
+		args_json_put(w, have ? &l : NULL);
+		args_list_free(&l);
+	}
+	jw_obj_end(w);
+}
+
+/* the -T records and the -J hits, merged by sequence id */
+static void put_trace_rows(struct json_out *j, const struct rp_session *s)
+{
+	size_t pi = 0;
+
+	for (size_t i = 0; i < s->ntrace; i++) {
+		for (; pi < s->nprobes && s->probes[pi]->seq_id < s->trace[i].seq_id; pi++)
+			put_probe(j, s->probes[pi]);
+		put_trace(j, s, &s->trace[i]);
+	}
+	for (; pi < s->nprobes; pi++)
+		put_probe(j, s->probes[pi]);
 }
 
 static void put_lbrs(struct json_out *j, struct symbolizer *sym, const struct rs_rec_lbr *l)
@@ -341,6 +406,8 @@ static void put_frame(struct json_out *j, const struct rp_session *s, int i)
 	jw_key(w, "missing_from_kstack");
 	jw_bool(w, s->nk && !k);
 	put_frame_kstack(w, k);
+	if (s->nargs)   /* recorded with -A */
+		put_call_args(j, s, f->seq_id, f->func_id);
 	jw_obj_end(w);
 }
 
@@ -380,8 +447,7 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 	jw_arr_end(w);
 	jw_key(w, "trace");
 	jw_arr_begin(w);
-	for (size_t i = 0; i < s->ntrace; i++)
-		put_trace(j, &s->trace[i]);
+	put_trace_rows(j, s);
 	jw_arr_end(w);
 	jw_key(w, "lbr");
 	jw_arr_begin(w);

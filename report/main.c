@@ -79,6 +79,7 @@ static void cli_init(struct report_cli *r)
 	memset(r, 0, sizeof(*r));
 	report_args_init(&r->ra);
 	r->opts.symb = SYMB_DEFAULT;
+	r->opts.args.max_width = ARGS_FMT_DEFAULT_WIDTH;
 	r->opts.show_stack = true;
 	shared_opts_init(&r->s, OPT_REPORT, report_config_set, &r->opts);
 	r->groups[0] = (struct opt_group){ report_opt_table, report_opt_count, &r->ra };
@@ -137,6 +138,7 @@ static int parse_args(struct report_cli *r, int argc, char **argv, int *status)
 		if (r->s.symb >= 0)
 			r->opts.symb = (enum symb_mode)r->s.symb;
 		r->opts.vmlinux = r->s.kernel;
+		r->opts.symfs = r->ra.symfs;
 		r->opts.allow_build_id_mismatch = r->s.allow_build_id_mismatch;
 		r->opts.verbose = r->s.verbose;
 		return 0;
@@ -205,6 +207,7 @@ static int render(struct rsf_reader *rd, const char *path, const struct report_o
 	t.ksyms = rsf_reader_ksyms(rd, &t.nksyms);
 	t.mods = rsf_reader_modules(rd, &t.nmods);
 	t.funcs = rsf_reader_funcs(rd, &t.nfuncs);
+	rp_env_read_blobs(&t, rd);
 	p = rp_new(&cfg, &t, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, PROG ": %s\n", err);

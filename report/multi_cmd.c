@@ -29,6 +29,7 @@ static void add_stats(struct rsf_stats *sum, const struct rsf_stats *s)
 	sum->prog_misses += s->prog_misses;
 	sum->prog_misses_entry += s->prog_misses_entry;
 	sum->prog_misses_exit += s->prog_misses_exit;
+	sum->umaps_gone += s->umaps_gone;
 	if (s->link_misses_known) {   /* the sums; the per-function lists stay per file */
 		sum->link_misses_known = 1;
 		sum->link_misses_entry += s->link_misses_entry;
@@ -81,6 +82,7 @@ static int open_all(const char *prog, const char *const *paths, size_t n,
 		env[k].ksyms = rsf_reader_ksyms(rd[k], &env[k].nksyms);
 		env[k].mods = rsf_reader_modules(rd[k], &env[k].nmods);
 		env[k].funcs = rsf_reader_funcs(rd[k], &env[k].nfuncs);
+		rp_env_read_blobs(&env[k], rd[k]);
 	}
 	return 0;
 }

@@ -6,18 +6,23 @@
  * ends: errors propagate straight up). Timestamps are bpf_ktime in
  * microseconds; slices of a session are sorted by start so every track is
  * monotonic. Failing calls carry args.error=true and a red "cname". */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
 #include "perfetto_out.h"
 #include "../common/json_writer.h"
+#include "args_render.h"
+#include "probe_ctx.h"
+#include "../format/probe_table.h"
 #include "result_fmt.h"
 
 struct slice {
 	uint64_t ts, dur;
 	int depth;
 	uint32_t func_id;
+	uint32_t seq_id;          /* the call's entry (-A arguments) */
 	bool has_res;
 	int64_t res;
 };
@@ -175,6 +180,7 @@ static int slices_from_trace(struct perfetto_out *p, const struct rp_session *s)
 		sl.ts = t->ts;
 		sl.depth = t->depth;
 		sl.func_id = t->func_id;
+		sl.seq_id = t->seq_id;
 		sl.dur = e->end_ts > t->ts ? e->end_ts - t->ts : 0;   /* until its exit is seen */
 		if (add_slice(p, &sl))
 			return -1;
@@ -192,7 +198,7 @@ static int slices_from_frames(struct perfetto_out *p, const struct rp_session *s
 
 	for (int i = 0; i < e->nframes; i++) {
 		struct slice sl = { .depth = i + 1, .func_id = e->frames[i].func_id, .has_res = true,
-				    .res = e->frames[i].res };
+				    .res = e->frames[i].res, .seq_id = e->frames[i].seq_id };
 		uint64_t lat = e->frames[i].lat_ns, start;
 
 		if (i == 0) {
@@ -307,6 +313,36 @@ static void put_session_slice(struct perfetto_out *p, const struct rp_session *s
 	jw_obj_end(w);
 }
 
+/* -A: the call's arguments as "arguments": {name: value text}; names are
+ * BTF identifiers, anything else in them becomes '_' (a key is written
+ * as given) */
+static void put_call_args(struct perfetto_out *p, const struct rp_session *s,
+			  const struct slice *sl)
+{
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_list l = {0};
+	char key[64];
+
+	if (rp_call_args(p->env, s, sl->seq_id, sl->func_id, &fmt, &l) && l.n) {
+		jw_key(&p->w, "arguments");
+		jw_obj_begin(&p->w);
+		for (size_t i = 0; i < l.n; i++) {
+			size_t k;
+
+			for (k = 0; l.items[i].name[k] && k + 1 < sizeof(key); k++) {
+				char c = l.items[i].name[k];
+
+				key[k] = isalnum((unsigned char)c) ? c : '_';
+			}
+			key[k] = '\0';
+			jw_key(&p->w, key);
+			jw_str(&p->w, l.items[i].value);
+		}
+		jw_obj_end(&p->w);
+	}
+	args_list_free(&l);
+}
+
 /* one traced call nested in the session span */
 static void put_call_slice(struct perfetto_out *p, const struct rp_session *s, uint32_t tid,
 			   const struct slice *sl)
@@ -340,6 +376,51 @@ static void put_call_slice(struct perfetto_out *p, const struct rp_session *s, u
 	}
 	jw_key(w, "error");
 	jw_bool(w, ferr);
+	if (s->nargs)
+		put_call_args(p, s, sl);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+/* a -J hit: an instant event on the thread's track ("ph":"i"), its
+ * probe's name, depth and (-A) context as args */
+static void put_probe_instant(struct perfetto_out *p, const struct rp_session *s, uint32_t tid,
+			      const struct rs_rec_probe *pr)
+{
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_list l = {0};
+	struct json_writer *w = &p->w;
+	char nb[32];
+
+	jw_obj_begin(w);
+	jw_key(w, "ph");
+	jw_str(w, "i");
+	jw_key(w, "s");
+	jw_str(w, "t");
+	jw_key(w, "cat");
+	jw_str(w, "probe");
+	jw_key(w, "name");
+	jw_str(w, rsf_probe_name(p->env->probes_blob, p->env->probes_size, pr->probe_id, nb,
+				 sizeof(nb)));
+	jw_key(w, "pid");
+	jw_uint(w, s->e->pid);
+	jw_key(w, "tid");
+	jw_uint(w, tid);
+	put_us(w, "ts", pr->ts < s->e->start_ts ? s->e->start_ts : pr->ts);
+	jw_key(w, "args");
+	jw_obj_begin(w);
+	jw_key(w, "depth");
+	jw_uint(w, pr->depth + 1u);
+	if (rp_probe_ctx(p->env, pr, &fmt, &l)) {
+		jw_key(w, "context");
+		jw_obj_begin(w);
+		for (size_t i = 0; i < l.n; i++) {
+			jw_key(w, l.items[i].name);
+			jw_str(w, l.items[i].value);
+		}
+		jw_obj_end(w);
+	}
+	args_list_free(&l);
 	jw_obj_end(w);
 	jw_obj_end(w);
 }
@@ -359,8 +440,13 @@ static int perfetto_out_session(struct perfetto_out *p, const struct rp_session 
 	if (p->nsl)
 		qsort(p->sl, p->nsl, sizeof(*p->sl), cmp_slice);
 	put_session_slice(p, s, tid);
-	for (size_t i = 0; i < p->nsl; i++)
-		put_call_slice(p, s, tid, &p->sl[i]);
+	for (size_t i = 0, pi = 0; i < p->nsl || pi < s->nprobes;) {
+		/* both in time order: a track's events must not go back in time */
+		if (pi < s->nprobes && (i == p->nsl || s->probes[pi]->ts < p->sl[i].ts))
+			put_probe_instant(p, s, tid, s->probes[pi++]);
+		else
+			put_call_slice(p, s, tid, &p->sl[i++]);
+	}
 	return jw_error(&p->w);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "args_render.h"
 #include "../common/same_file.h"
 #include "dwarf_backend.h"
 #include "folded_out.h"
@@ -20,6 +21,7 @@
 #include "session_asm.h"
 #include "summary_view.h"
 #include "text_out.h"
+#include "ustack_res.h"
 
 /* every output, in the order they are fed and finished */
 static const struct rp_output *const outputs[] = {
@@ -57,6 +59,7 @@ struct rp {
 	uint64_t filtered_finals;          /* final sessions the filters removed */
 	struct rp_src *src;                /* several recordings: NULL with one */
 	size_t nsrc;
+	struct ustack_res *ures;           /* -U user stacks, shared by all recordings */
 };
 
 bool rp_sel_text(const struct rp_outsel *sel)
@@ -193,6 +196,21 @@ static int begin_outputs(struct rp *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* -A: a recording's BTF blobs loaded once (none: NULL, arguments raw; a
+ * blob libbpf refuses: noted, arguments raw) */
+static struct args_btf *load_args_btf(const struct rp_config *cfg, const struct rp_env *e)
+{
+	struct args_btf *ab;
+
+	if (!e->btf_blob && !e->func_btf_blob)
+		return NULL;
+	ab = args_btf_new(e->btf_blob, e->btf_size, e->func_btf_blob, e->func_btf_size);
+	if (ab && args_btf_error(ab))
+		fprintf(cfg->msgs, "%s: note: %s: arguments are shown raw\n", cfg->prog,
+			args_btf_error(ab));
+	return ab;
+}
+
 static struct rp *rp_create(const struct rp_config *cfg, const struct rp_env *t, size_t n,
 			    char *err, size_t errlen)
 {
@@ -220,6 +238,7 @@ static struct rp *rp_create(const struct rp_config *cfg, const struct rp_env *t,
 		src->env = t[k];
 		src->env.sym = NULL;
 		src->env.rec_index = (int)k;
+		src->env.args_btf = load_args_btf(cfg, &t[k]);
 		src->su = (struct rp_setup){ .env = &src->env, .opts = &p->cfg.opts,
 					     .sel = &p->cfg.sel, .out = cfg->out };
 	}
@@ -248,6 +267,11 @@ static struct rp *rp_init(struct rp *p, const struct rp_env *t, char *err, size_
 
 	p->env = *t;
 	p->env.sym = NULL;
+	p->ures = ustack_res_new(cfg->opts.symfs, cfg->opts.symb, cfg->msgs, cfg->prog);
+	p->env.ures = p->ures;
+	for (size_t k = 0; k < p->nsrc; k++)
+		p->src[k].env.ures = p->ures;
+	p->env.args_btf = p->nsrc ? p->src[0].env.args_btf : load_args_btf(cfg, t);
 	if (filters_prepare(cfg->filt, &p->env, err, errlen)) {
 		rp_free(p);
 		return NULL;
@@ -466,9 +490,13 @@ void rp_free(struct rp *p)
 				outputs[i]->free(p->src[k].state[i]);
 		rp_asm_free(p->src[k].as);
 		symbolizer_free(p->src[k].env.sym);
+		args_btf_free(p->src[k].env.args_btf);
 	}
-	if (!p->nsrc)   /* else a copy of a recording's */
+	if (!p->nsrc) {   /* else a copy of a recording's */
 		symbolizer_free(p->env.sym);
+		args_btf_free(p->env.args_btf);
+	}
 	free(p->src);
+	ustack_res_free(p->ures);
 	free(p);
 }

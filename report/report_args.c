@@ -8,6 +8,7 @@
 enum {
 	RA_TRACE, RA_STACK, RA_LBR, RA_SUCCESS_ONLY, RA_ERRORS_ONLY, RA_STACK_HAS, RA_ENTRY,
 	RA_SINCE, RA_UNTIL, RA_FORMAT, RA_PERFETTO, RA_FOLDED, RA_FOLDED_WEIGHT, RA_SUMMARY,
+	RA_SYMFS,
 };
 
 void report_args_init(struct report_args *a)
@@ -84,6 +85,11 @@ static int report_parse(void *ctx, int id, const char *v, struct opt_error *e)
 		a->sel.folded = true;
 		return two_way("--folded-weight", "count", "latency", v, &a->sel.folded_lat, e);
 	case RA_SUMMARY: a->sel.summary = true; return OPT_OK;
+	case RA_SYMFS:
+		if (!*v)
+			return opt_fail(e, OPT_EUSAGE, "--symfs needs a directory");
+		a->symfs = v;
+		return OPT_OK;
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -124,6 +130,8 @@ const struct opt_spec report_opt_table[] = {
 	  OUT, 0, "by sessions or self latency (us)" },
 	{ NULL, "summary", 0, OPT_NOARG, NULL, RA_SUMMARY, report_parse, OUT, 0,
 	  "failing functions, error codes, latency percentiles" },
+	{ NULL, "symfs", 0, OPT_REQUIRED, "DIR", RA_SYMFS, report_parse, OUT, 0,
+	  "user stacks (-U): look for each binary at\nDIR/<recorded path> first (build-id checked)" },
 };
 
 const size_t report_opt_count = sizeof(report_opt_table) / sizeof(report_opt_table[0]);

@@ -15,6 +15,7 @@ struct report_args {
 	struct rp_outsel sel;
 	struct filters filt;
 	bool want_trace, want_stack, want_lbr;   /* -T, -E, -B */
+	const char *symfs;                       /* --symfs DIR (user binaries) */
 };
 
 /* the table (ctx: struct report_args) */

@@ -1,5 +1,5 @@
 /* report_config.c - applies the report's `-C group.key=value` settings
- * (stacks.*, fmt.*; the table is common/config_keys.c) to report options,
+ * (stacks.*, fmt.*, args.fmt-*; the table is common/config_keys.c) to report options,
  * for retsnoop-report and the live tool (report_config.h). */
 #include "report/report_config.h"
 #include <stdbool.h>
@@ -18,6 +18,8 @@ int report_config_set(void *ctx, const struct cfg_key *k, uint64_t v, struct opt
 	case CFG_STACKS_EMIT_ADDRS: o->emit_addrs = v; return OPT_OK;
 	case CFG_STACKS_DEC_OFFS: o->dec_offs = v; return OPT_OK;
 	case CFG_FMT_LBR_MAX_COUNT: o->lbr_max_count = (int)v; return OPT_OK;
+	case CFG_ARGS_FMT_MODE: o->args.mode = (enum args_fmt_mode)v; return OPT_OK;
+	case CFG_ARGS_FMT_MAX_ARG_WIDTH: o->args.max_width = (int)v; return OPT_OK;
 	default:
 		return opt_fail(e, OPT_EUSAGE, "config key '%s' is not a rendering setting", k->key);
 	}

@@ -6,6 +6,7 @@
 #define RS_REPORT_OPTS_H
 
 #include <stdbool.h>
+#include "args_render.h"
 
 enum symb_mode {
 	SYMB_DEFAULT = -1,  /* inlines when a vmlinux with DWARF is found, else kallsyms */
@@ -17,6 +18,7 @@ enum symb_mode {
 struct report_opts {
 	enum symb_mode symb;
 	const char *vmlinux;     /* -k PATH, or NULL for discovery */
+	const char *symfs;       /* --symfs DIR: user binaries at DIR/<recorded path> */
 	bool allow_build_id_mismatch; /* use a vmlinux whose build-id differs (warns) */
 	bool emit_addrs;         /* -C stacks.emit-addrs */
 	bool dec_offs;           /* -C stacks.dec-offs */
@@ -25,6 +27,7 @@ struct report_opts {
 	bool show_trace;         /* -T view */
 	bool show_lbr;           /* -B view */
 	int lbr_max_count;       /* 0 = all */
+	struct args_fmt args;    /* -C args.fmt-mode / args.fmt-max-arg-width */
 	bool no_src_output;      /* no output prints source lines: a missing vmlinux is not said */
 	int verbose;
 };

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
+#include "args_store.h"
 #include "session_asm.h"
+#include "probe_store.h"
+#include "ustack_asm.h"
 
 #define BUCKETS 4096
 
@@ -21,6 +24,9 @@ struct sess {
 	struct rs_rec_lbr **lbrs;
 	size_t nlbrs, lbr_cap;
 	struct rs_rec_lbr *lbr_new;        /* arrived since the last snapshot */
+	struct rp_args_store args;         /* -A FUNC_ARGS records (args_store.c) */
+	uint64_t args_overflow;
+	struct rp_probe_store probes;      /* -J hits */
 };
 
 struct rp_asm {
@@ -33,6 +39,8 @@ struct rp_asm {
 	uint64_t bytes;                    /* buffered record bytes */
 	struct rp_asm_stats st;
 	struct rs_rec_session_end e;       /* validated copy of the current END */
+	struct us_pending *ust;            /* -U: USTACK records awaiting their END */
+	struct us_mapstore *umaps;         /* -U: each process's maps */
 };
 
 struct rp_asm *rp_asm_new(bool keep_trace, bool keep_lbr, rp_asm_emit_fn emit, void *ctx)
@@ -65,7 +73,8 @@ static struct sess **slot(struct rp_asm *a, uint64_t id)
 
 static uint64_t sess_bytes(const struct sess *s)
 {
-	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs);
+	return s->ntrace * sizeof(*s->trace) + s->nlbrs * sizeof(**s->lbrs) + s->args.bytes +
+	       s->probes.bytes;
 }
 
 static void sess_drop(struct rp_asm *a, uint64_t id)
@@ -83,6 +92,8 @@ static void sess_drop(struct rp_asm *a, uint64_t id)
 	for (size_t i = 0; i < s->nlbrs; i++)
 		free(s->lbrs[i]);
 	free(s->lbrs);
+	args_store_free(&s->args);
+	rp_probe_store_free(&s->probes);
 	free(s);
 }
 
@@ -93,7 +104,8 @@ static struct sess *sess_open(struct rp_asm *a, uint64_t id, bool started)
 
 	if (a->nopen >= RP_ASM_MAX_OPEN) {
 		a->st.sessions_evicted++;
-		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs;
+		a->st.records_over_limit += a->oldest->ntrace + a->oldest->nlbrs + a->oldest->args.n +
+					    a->oldest->probes.n;
 		sess_drop(a, a->oldest->id);
 	}
 	s = calloc(1, sizeof(*s));
@@ -147,6 +159,32 @@ static int keep_trace(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
 	return 0;
 }
 
+/* a -J probe hit: kept like a -T record (probe_store.h validates it) */
+static int keep_probe(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
+{
+	struct sess *s = *slot(a, id);
+	size_t n = rp_probe_kept_size(h);
+	int r;
+
+	if (!n) {
+		a->st.bad_records++;
+		return 0;
+	}
+	if (!s) {
+		a->st.orphan_records++;
+		return 0;
+	}
+	if (over_limit(a, s->ntrace + s->probes.n, RP_ASM_MAX_TRACE, n)) {
+		s->trace_overflow++;
+		return 0;
+	}
+	r = rp_probe_store_add(&s->probes, h);
+	if (r < 0)
+		return -1;
+	a->bytes += n;
+	return 0;
+}
+
 /* an LBR record: kept whole (hdr.size bounded by the struct); it makes
  * the session's state when its START was not seen */
 static int keep_lbr(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
@@ -181,6 +219,28 @@ static int keep_lbr(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
 	s->lbrs[s->nlbrs++] = l;
 	s->lbr_new = l;
 	a->bytes += sizeof(*l);
+	return 0;
+}
+
+/* a FUNC_ARGS record (-A): checked, kept whole (args_store.c); like LBR
+ * records it makes the session's state when its START was not seen */
+static int keep_args(struct rp_asm *a, uint64_t id, const struct rs_rec_hdr *h)
+{
+	struct sess *s;
+
+	if (args_rec_check(h)) {
+		a->st.bad_records++;
+		return 0;
+	}
+	if (!(s = *slot(a, id)) && !(s = sess_open(a, id, false)))
+		return -1;
+	if (over_limit(a, s->args.n, RP_ASM_MAX_ARGS, args_rec_bytes(h))) {
+		s->args_overflow++;
+		return 0;
+	}
+	if (args_store_add(&s->args, h))
+		return -1;
+	a->bytes += args_rec_bytes(h);
 	return 0;
 }
 
@@ -230,28 +290,50 @@ static int validate_end(const struct rs_rec_hdr *h, struct rs_rec_session_end *e
 	return 0;
 }
 
+/* -U records: USTACK kept for its END, UMAPS in the maps store
+ * (ustack_asm.h); both validated there */
+static int feed_user(struct rp_asm *a, const struct rs_rec_hdr *h)
+{
+	int r;
+
+	if (h->type == RS_REC_USTACK)
+		r = a->ust || (a->ust = us_pending_new()) ? us_pending_add(a->ust, h) : US_ADD_NOMEM;
+	else
+		r = a->umaps || (a->umaps = us_mapstore_new()) ? us_mapstore_add(a->umaps, h)
+							       : US_ADD_NOMEM;
+	a->st.bad_records += r == US_ADD_BAD;
+	a->st.records_over_limit += r == US_ADD_OVER;
+	return r == US_ADD_NOMEM ? -1 : 0;
+}
+
 /* a SESSION_END: validated, handed on with the session's records */
 static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 {
 	struct rp_session s;
 	struct sess *st;
+	struct rs_rec_ustack *us = a->ust ? us_pending_take(a->ust, id) : NULL;
 	bool interim;
 	int ret;
 
 	if (h->size < offsetof(struct rs_rec_session_end, frames)) {
 		a->st.bad_records++;
+		free(us);
 		return 0;
 	}
 	if (((const struct rs_rec_session_end *)h)->flags & RS_SESS_IGNORED) {
 		a->st.ignored++;
 		sess_drop(a, id);
+		free(us);
 		return 0;
 	}
 	if (validate_end(h, &a->e, &s)) {
 		a->st.bad_records++;
 		sess_drop(a, id);
+		free(us);
 		return 0;
 	}
+	s.ustack = us;
+	s.umaps = us && a->umaps ? us_mapstore_find(a->umaps, us->pid, a->e.end_ts) : NULL;
 	st = *slot(a, id);
 	if (st) {
 		s.started = st->started;
@@ -261,6 +343,12 @@ static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 		s.lbrs = (const struct rs_rec_lbr *const *)st->lbrs;
 		s.nlbrs = st->nlbrs;
 		s.lbr_new = st->lbr_new;
+		args_store_sort(&st->args);
+		s.args = (const struct rs_rec_func_args *const *)st->args.recs;
+		s.nargs = st->args.n;
+		s.args_overflow = st->args_overflow;
+		s.probes = (const struct rs_rec_probe *const *)st->probes.v;
+		s.nprobes = st->probes.n;
 	}
 	interim = a->e.flags & RS_SESS_INTERIM;
 	if (a->e.dropped_records)
@@ -270,6 +358,7 @@ static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 	else
 		a->st.finals++;
 	ret = a->emit(a->ctx, &s);
+	free(us);
 	if (st)
 		st->lbr_new = NULL;   /* consumed: a later snapshot brings its own */
 	if (!interim)
@@ -297,6 +386,13 @@ int rp_asm_feed(struct rp_asm *a, const struct rs_rec_hdr *rec)
 		return a->keep_trace ? keep_trace(a, id, rec) : 0;
 	case RS_REC_LBR:
 		return a->keep_lbr ? keep_lbr(a, id, rec) : 0;
+	case RS_REC_USTACK:
+	case RS_REC_UMAPS:
+		return feed_user(a, rec);
+	case RS_REC_FUNC_ARGS:
+		return keep_args(a, id, rec);
+	case RS_REC_PROBE:
+		return a->keep_trace ? keep_probe(a, id, rec) : 0;
 	default:
 		a->st.bad_records++;
 		return 0;
@@ -309,5 +405,7 @@ void rp_asm_free(struct rp_asm *a)
 		return;
 	while (a->oldest)
 		sess_drop(a, a->oldest->id);
+	us_pending_free(a->ust);
+	us_mapstore_free(a->umaps);
 	free(a);
 }

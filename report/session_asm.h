@@ -11,6 +11,7 @@
  *  - RP_ASM_MAX_TRACE -T records and RP_ASM_MAX_LBRS LBR records per
  *    session (past it, a new LBR record replaces the last one kept, so
  *    every snapshot still has its own);
+ *  - RP_ASM_MAX_ARGS FUNC_ARGS (-A) records per session (args_store.h);
  *  - RP_ASM_MAX_BYTES bytes of buffered records over all sessions. */
 #ifndef RS_SESSION_ASM_H
 #define RS_SESSION_ASM_H
@@ -30,7 +31,7 @@ struct rp_asm_stats {
 	uint64_t ignored;             /* ENDs flagged IGNORED by the recorder */
 	uint64_t bad_records;         /* malformed or of unknown type: skipped */
 	uint64_t orphan_records;      /* -T records of sessions whose START was not seen */
-	uint64_t records_over_limit;  /* -T/LBR records not kept: the bounds above */
+	uint64_t records_over_limit;  /* -T/LBR/-A records not kept: the bounds above */
 	uint64_t sessions_evicted;    /* open sessions evicted at RP_ASM_MAX_OPEN */
 	uint64_t sessions_with_drops; /* snapshots whose recorder dropped records */
 };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
+#include "args_render.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
@@ -54,7 +55,7 @@ static bool same_sym(const struct sv_kframe *a, const struct sv_kframe *b)
 	return strcmp(a->si.module, b->si.module) == 0;
 }
 
-static struct sv_row *add_row(struct sv_table *t, enum sv_row_kind kind)
+struct sv_row *sv_add_row(struct sv_table *t, enum sv_row_kind kind)
 {
 	struct sv_row *r;
 
@@ -65,6 +66,7 @@ static struct sv_row *add_row(struct sv_table *t, enum sv_row_kind kind)
 	r->kind = kind;
 	r->stitched = r->filtered = r->has_addr = false;
 	r->addr = 0;
+	r->args = NULL;
 	r->dur[0] = r->res[0] = r->sym[0] = r->src[0] = '\0';
 	return r;
 }
@@ -100,6 +102,7 @@ static void fill_kernel_sym(struct sv_row *r, const struct sv_kframe *k, const s
 static void fill_call(struct sv_row *r, const struct sv_frame *lf)
 {
 	r->stitched = lf->stitched;
+	r->args = lf->args;
 	if (lf->unfinished) {
 		snprintf(r->dur, sizeof(r->dur), "...");
 		snprintf(r->res, sizeof(r->res), "[...]");
@@ -113,7 +116,7 @@ static void fill_call(struct sv_row *r, const struct sv_frame *lf)
 static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const struct sv_frame *lf,
 		       const struct sv_opts *o)
 {
-	struct sv_row *r = add_row(t, lf ? SV_ROW_COMBINED : SV_ROW_KERNEL);
+	struct sv_row *r = sv_add_row(t, lf ? SV_ROW_COMBINED : SV_ROW_KERNEL);
 
 	if (!r)
 		return -1;
@@ -123,7 +126,7 @@ static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const stru
 	if (!k->resolved)
 		return 0;
 	for (int i = 0; i < k->si.ninlines && i < SYMB_MAX_INLINES; i++) {
-		r = add_row(t, SV_ROW_INLINE);
+		r = sv_add_row(t, SV_ROW_INLINE);
 		if (!r)
 			return -1;
 		snprintf(r->sym, sizeof(r->sym), "%s. %s", o->emit_addrs ? "                  " : "",
@@ -135,7 +138,7 @@ static int emit_kernel(struct sv_table *t, const struct sv_kframe *k, const stru
 
 static int emit_missing(struct sv_table *t, const struct sv_frame *lf, const struct sv_opts *o)
 {
-	struct sv_row *r = add_row(t, SV_ROW_MISSING);
+	struct sv_row *r = sv_add_row(t, SV_ROW_MISSING);
 
 	if (!r)
 		return -1;
@@ -252,6 +255,7 @@ int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 
 	if (!kf || !match)
 		goto out;
+	t->args_mode = o->args_mode;
 	m = stack_view_merge(sym, lf, nl, kstack, nk, kf, match);
 	for (int j = 0; j < nl; j++) {
 		int k = match[j];
@@ -291,6 +295,29 @@ static char *put_col(char *p, const char *s, size_t w, bool right)
 	return p;
 }
 
+/* the row's end: -A arguments in compact mode after the source column,
+ * else the row without trailing blanks and the arguments' rows under it,
+ * indented past the duration column */
+static void print_row_end(FILE *out, char *line, char *p, const struct args_list *args,
+			  int mode, size_t wdur)
+{
+	bool compact = args && args->n && mode == ARGS_FMT_COMPACT;
+
+	if (compact) {
+		*p++ = ' ';
+		*p++ = ' ';
+	} else {
+		while (p > line && p[-1] == ' ')   /* no trailing blanks */
+			p--;
+	}
+	fwrite(line, 1, (size_t)(p - line), out);
+	if (compact)
+		args_print_compact(out, args);
+	fputc('\n', out);
+	if (!compact && args && args->n)
+		args_print_rows(out, args, (int)wdur + 4);
+}
+
 void stack_view_print(FILE *out, const struct sv_table *t)
 {
 	size_t wdur = 5, wres = 0, wsym = 0, wsrc = 0, l;
@@ -302,6 +329,8 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct sv_row *r = &t->rows[i];
 
+		if (r->kind == SV_ROW_SEP)
+			continue;
 		if ((l = strlen(r->dur)) > wdur)
 			wdur = l;
 		if ((l = strlen(r->res)) > wres)
@@ -316,6 +345,16 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct sv_row *r = &t->rows[i];
 		char *p = line;
+
+		if (r->kind == SV_ROW_SEP) {   /* label, dashes to the table's width */
+			size_t w = 8 + wdur + wres + wsym + wsrc, n = strlen(r->sym);
+
+			fprintf(out, "%s %.*s\n", r->sym, (int)(w > n + 1 ? w - n - 1 : 3),
+				"----------------------------------------------------------------"
+				"----------------------------------------------------------------"
+				"----------------------------------------------------------------");
+			continue;
+		}
 
 		/* `!` traced but not on the kernel stack; `~` a BPF frame
 		 * shown only because of stacks.unfiltered (before its address
@@ -332,10 +371,7 @@ void stack_view_print(FILE *out, const struct sv_table *t)
 		*p++ = ' ';
 		*p++ = ' ';
 		p = put_col(p, r->src, wsrc, false);
-		while (p > line && p[-1] == ' ')   /* no trailing blanks */
-			p--;
-		*p++ = '\n';
-		fwrite(line, 1, (size_t)(p - line), out);
+		print_row_end(out, line, p, r->args, t->args_mode, wdur);
 	}
 }
 

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include "symbolize.h"
 
+struct args_list;
+
 struct sv_opts {
+	int args_mode;     /* -A: enum args_fmt_mode of the frames' arguments */
 	bool emit_addrs;   /* stacks.emit-addrs */
 	bool dec_offs;     /* stacks.dec-offs */
 	bool unfiltered;   /* stacks.unfiltered */
@@ -24,6 +27,7 @@ struct sv_frame {
 	uint64_t lat_ns;
 	bool unfinished;     /* still running (interim snapshot) */
 	bool stitched;       /* from a saved deeper error chain */
+	const struct args_list *args;   /* -A: its captured arguments, or NULL */
 };
 
 enum sv_row_kind {
@@ -31,6 +35,8 @@ enum sv_row_kind {
 	SV_ROW_COMBINED,     /* traced function found in the kernel stack */
 	SV_ROW_MISSING,      /* traced function absent from the kernel stack: `!` */
 	SV_ROW_INLINE,       /* inlined frame of the row above */
+	SV_ROW_SEP,          /* separator line (sym holds its label): user frames follow */
+	SV_ROW_USER,         /* user-space frame (ustack_view.c) */
 };
 
 struct sv_row {
@@ -43,11 +49,13 @@ struct sv_row {
 	char res[40];
 	char sym[200];
 	char src[400];
+	const struct args_list *args;   /* -A: compact after the row, else rows below */
 };
 
 struct sv_table {
 	struct sv_row *rows;
 	size_t n, cap;
+	int args_mode;       /* enum args_fmt_mode */
 };
 
 /* one recorded kernel stack entry as the stack view sees it */
@@ -74,6 +82,8 @@ int stack_view_build(struct sv_table *t, struct symbolizer *sym,
 		     const struct sv_frame *lf, int nl,
 		     const uint64_t *kstack, int nk, const struct sv_opts *o);
 void stack_view_print(FILE *out, const struct sv_table *t);
+/* one more (cleared) row of the given kind, or NULL when out of memory */
+struct sv_row *sv_add_row(struct sv_table *t, enum sv_row_kind kind);
 void sv_table_free(struct sv_table *t);
 
 /* name checks used by the filter (exposed for tests) */

@@ -5,11 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "args_render.h"
 #include "lbr_view.h"
+#include "probe_ctx.h"
+#include "args_store.h"
 #include "session_asm.h"
 #include "stack_view.h"
 #include "text_out.h"
 #include "trace_view.h"
+#include "ustack_view.h"
 
 struct text_out {
 	struct rp_env *env;
@@ -17,6 +21,7 @@ struct text_out {
 	FILE *out;
 	struct sv_frame lf[RS_MAX_FSTACK_DEPTH];
 	char unk[RS_MAX_FSTACK_DEPTH][24];
+	struct args_list args[RS_MAX_FSTACK_DEPTH];   /* -A: per logical frame */
 };
 
 static bool text_wanted(const struct rp_setup *su)
@@ -60,18 +65,66 @@ static void fmt_ts(char *buf, size_t len, uint64_t ktime_ns, int64_t mono_to_rea
 	snprintf(buf + n, len - n, ".%06ld", usec);
 }
 
+/* a -T row's arguments (trace_view.h) */
+struct trace_args_ctx {
+	struct text_out *t;
+	const struct rp_session *s;
+};
+
+static bool trace_args(void *ctx, uint32_t seq_id, uint32_t func_id, struct args_list *l)
+{
+	struct trace_args_ctx *c = ctx;
+
+	if (!l)
+		return args_find(c->s->args, c->s->nargs, seq_id, func_id) != NULL;
+	return rp_call_args(c->t->env, c->s, seq_id, func_id, &c->t->opts.args, l) != NULL;
+}
+
+/* a -T probe row's context (trace_view.h) */
+static bool trace_probe_ctx(void *ctx, uint32_t seq_id, struct args_list *l)
+{
+	struct trace_args_ctx *c = ctx;
+	const struct rs_rec_probe *p = rp_probe_find(c->s, seq_id);
+
+	if (!p || !(p->flags & (RS_PROBEF_CTX | RS_PROBEF_CTX_ERR)))
+		return false;
+	return !l || rp_probe_ctx(c->t->env, p, &c->t->opts.args, l);
+}
+
+/* does any hit of S carry a context (-A) */
+static bool probes_have_ctx(const struct rp_session *s)
+{
+	for (size_t i = 0; i < s->nprobes; i++)
+		if (s->probes[i]->flags & (RS_PROBEF_CTX | RS_PROBEF_CTX_ERR))
+			return true;
+	return false;
+}
+
 /* the -T view (no records when the session's START was never seen) */
 static void render_trace(struct text_out *t, const struct rp_session *s)
 {
-	struct tv_table tv = {0};
+	struct tv_table tv = {
+		.probes = s->probes, .nprobes = s->nprobes,
+		.probes_blob = t->env->probes_blob, .probes_size = t->env->probes_size,
+	};
+	const struct us_stack *us;
+	struct trace_args_ctx c = { t, s };
+	struct tv_args ta = { .fn = s->nargs ? trace_args : NULL,
+			      .probe_fn = probes_have_ctx(s) ? trace_probe_ctx : NULL,
+			      .ctx = &c, .mode = t->opts.args.mode };
 
 	fputc('\n', t->out);
 	if (trace_view_build(&tv, s->trace, s->ntrace, t->env->funcs, t->env->nfuncs,
 			     s->e->last_seq_id) == 0)
-		trace_view_print(t->out, &tv);
+		trace_view_print_args(t->out, &tv, &ta);
 	else
 		fprintf(t->out, "(out of memory rendering the function call trace)\n");
 	tv_table_free(&tv);
+	if (!t->opts.show_stack && (us = ustack_res_get(t->env->ures, s))) {
+		struct sv_opts so = { .emit_addrs = t->opts.emit_addrs, .dec_offs = t->opts.dec_offs };
+
+		ustack_view_print(t->out, us, &so);
+	}
 	if (s->trace_overflow)
 		fprintf(t->out, "WARNING! %" PRIu64 " trace record(s) of this session were not kept "
 			"(more than %u buffered, or %llu MiB in all).\n", s->trace_overflow,
@@ -115,6 +168,9 @@ static void logical_frames(struct text_out *t, const struct rp_session *s)
 		lf->lat_ns = f->lat_ns;
 		lf->unfinished = interim && i < e->depth;
 		lf->stitched = stitched && i >= e->stitch_pos;
+		if (s->nargs && rp_call_args(t->env, s, f->seq_id, f->func_id, &t->opts.args,
+					     &t->args[i]))
+			lf->args = &t->args[i];
 	}
 }
 
@@ -122,20 +178,29 @@ static void render_stack(struct text_out *t, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
 	struct sv_opts so = {
+		.args_mode = t->opts.args.mode,
 		.emit_addrs = t->opts.emit_addrs,
 		.dec_offs = t->opts.dec_offs,
 		.unfiltered = t->opts.unfiltered,
 	};
 	struct sv_table sv = {0};
+	const struct us_stack *us;
 
 	logical_frames(t, s);
 	fputc('\n', t->out);
 	if (stack_view_build(&sv, rp_symbolizer(t->env), t->lf, e->nframes, e->kstack, s->nk,
-			     &so) == 0)
+			     &so) == 0 && (!(us = ustack_res_get(t->env->ures, s)) ||
+					   ustack_view_rows(&sv, us, &so) == 0))
 		stack_view_print(t->out, &sv);
 	else
 		fprintf(t->out, "(out of memory rendering the stack)\n");
 	sv_table_free(&sv);
+	for (int i = 0; i < e->nframes; i++)
+		args_list_free(&t->args[i]);
+	if (s->args_overflow)
+		fprintf(t->out, "WARNING! %" PRIu64 " argument record(s) of this session were not kept "
+			"(more than %u buffered, or %llu MiB in all).\n", s->args_overflow,
+			RP_ASM_MAX_ARGS, RP_ASM_MAX_BYTES >> 20);
 	if (e->kstack_sz < 0)
 		fprintf(t->out, "WARNING! Kernel stack capture failed (error %d).\n", e->kstack_sz);
 }

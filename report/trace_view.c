@@ -6,13 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
+#include "args_render.h"
 #include "result_fmt.h"
 #include "trace_view.h"
+#include "../format/probe_table.h"
 
 #define GLYPH_ENTRY "\u2192"
 #define GLYPH_EXIT  "\u2190"
 #define GLYPH_LEAF  "\u2194"
 #define GLYPH_GAP   "\u203c"
+#define GLYPH_PROBE "\u25ce"
 
 static struct tv_row *add_row(struct tv_table *t, enum tv_row_kind kind, uint32_t seq_id)
 {
@@ -69,11 +72,40 @@ static void fill_exit(struct tv_row *r, const struct rs_rec_trace *x, uint32_t f
 	snprintf(r->dur, sizeof(r->dur), "%.3fus", (double)x->lat_ns / 1000.0);
 }
 
+/* the -J hits (t->probes from *pi on) with sequence ids below LIMIT and
+ * up to LAST_SEQ_ID, each a row one level inside the running call */
+static int add_probes(struct tv_table *t, size_t *pi, uint64_t limit, uint32_t last_seq_id,
+		      uint64_t *expected, unsigned *last_depth)
+{
+	for (; *pi < t->nprobes && t->probes[*pi]->seq_id < limit; (*pi)++) {
+		const struct rs_rec_probe *p = t->probes[*pi];
+		unsigned depth = p->depth + 1u;
+		struct tv_row *r;
+		char unk[32];
+
+		if (p->seq_id > last_seq_id)
+			continue;
+		if (p->seq_id > *expected &&
+		    add_gap(t, (uint32_t)*expected, p->seq_id - (uint32_t)*expected, depth))
+			return -1;
+		r = add_row(t, TV_ROW_PROBE, p->seq_id);
+		if (!r)
+			return -1;
+		snprintf(r->sym, sizeof(r->sym), "%*s" GLYPH_PROBE " %s", indent_of(depth), "",
+			 rsf_probe_name(t->probes_blob, t->probes_size, p->probe_id, unk, sizeof(unk)));
+		*last_depth = depth;
+		if ((uint64_t)p->seq_id + 1 > *expected)
+			*expected = (uint64_t)p->seq_id + 1;
+	}
+	return 0;
+}
+
 int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t n,
 		     const struct rsf_func *funcs, size_t nfuncs, uint32_t last_seq_id)
 {
 	uint64_t expected = 0;     /* next seq id we should see */
 	unsigned last_depth = 1;
+	size_t pi = 0;             /* next -J hit */
 
 	for (size_t i = 0; i < n; i++) {
 		const struct rs_rec_trace *e = &recs[i];
@@ -86,6 +118,8 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 
 		if (e->seq_id > last_seq_id)
 			continue;
+		if (add_probes(t, &pi, e->seq_id, last_seq_id, &expected, &last_depth))
+			return -1;
 		if (e->seq_id > expected &&
 		    add_gap(t, (uint32_t)expected, e->seq_id - (uint32_t)expected, e->depth))
 			return -1;
@@ -95,6 +129,7 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 			r = add_row(t, TV_ROW_LEAF, e->seq_id);
 			if (!r)
 				return -1;
+			r->func_id = e->func_id;
 			snprintf(r->sym, sizeof(r->sym), "%*s" GLYPH_LEAF " %s", indent_of(e->depth), "", name);
 			fill_exit(r, x, flags);
 			i++;
@@ -103,6 +138,7 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 			r = add_row(t, is_entry ? TV_ROW_ENTRY : TV_ROW_EXIT, e->seq_id);
 			if (!r)
 				return -1;
+			r->func_id = e->func_id;
 			snprintf(r->sym, sizeof(r->sym), "%*s%s %s", indent_of(e->depth), "",
 				 is_entry ? GLYPH_ENTRY : GLYPH_EXIT, name);
 			if (!is_entry)
@@ -112,6 +148,8 @@ int trace_view_build(struct tv_table *t, const struct rs_rec_trace *recs, size_t
 		if ((uint64_t)e->seq_id + 1 > expected)
 			expected = (uint64_t)e->seq_id + 1;
 	}
+	if (add_probes(t, &pi, UINT64_MAX, last_seq_id, &expected, &last_depth))
+		return -1;
 	if ((uint64_t)last_seq_id + 1 > expected &&
 	    add_gap(t, (uint32_t)expected, (uint32_t)((uint64_t)last_seq_id + 1 - expected), last_depth))
 		return -1;
@@ -124,9 +162,69 @@ static void dashes(FILE *out, int n)
 		fputc('-', out);
 }
 
-void trace_view_print(FILE *out, const struct tv_table *t)
+/* an entry or leaf row's arguments into L (false: none) */
+static bool row_args(const struct tv_row *r, const struct tv_args *a, struct args_list *l)
+{
+	if (a && a->probe_fn && r->kind == TV_ROW_PROBE) {
+		if (a->probe_fn(a->ctx, r->seq_id, l) && l->n)
+			return true;
+		args_list_free(l);
+		return false;
+	}
+	if (!a || !a->fn || (r->kind != TV_ROW_ENTRY && r->kind != TV_ROW_LEAF))
+		return false;
+	if (a->fn(a->ctx, r->seq_id, r->func_id, l) && l->n)
+		return true;
+	args_list_free(l);
+	return false;
+}
+
+/* does any row show arguments in a CONTEXT column (compact mode)? */
+static bool has_context(const struct tv_table *t, const struct tv_args *a)
+{
+	if (!a || (!a->fn && !a->probe_fn) || a->mode != ARGS_FMT_COMPACT)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tv_row *r = &t->rows[i];
+
+		if (r->kind == TV_ROW_PROBE && a->probe_fn && a->probe_fn(a->ctx, r->seq_id, NULL))
+			return true;
+		if (!a->fn)
+			continue;
+
+		if ((r->kind == TV_ROW_ENTRY || r->kind == TV_ROW_LEAF) &&
+		    a->fn(a->ctx, r->seq_id, r->func_id, NULL))
+			return true;
+	}
+	return false;
+}
+
+static void print_row(FILE *out, const struct tv_row *r, int wsym, int wres, int wdur,
+		      const struct tv_args *a)
+{
+	char line[sizeof(r->sym) + sizeof(r->res) + sizeof(r->dur) + 8];
+	int n = snprintf(line, sizeof(line), "%-*s   %-*s  %*s", wsym, r->sym, wres, r->res,
+			 wdur, r->dur);
+	struct args_list l = {0};
+	bool args = row_args(r, a, &l), compact = args && a->mode == ARGS_FMT_COMPACT;
+
+	if (n >= (int)sizeof(line))
+		n = (int)sizeof(line) - 1;
+	while (!compact && n > 0 && line[n - 1] == ' ')   /* no trailing blanks (entry rows) */
+		n--;
+	fprintf(out, "%.*s%s", n, line, compact ? "  " : "");
+	if (compact)
+		args_print_compact(out, &l);
+	fputc('\n', out);
+	if (args && !compact)
+		args_print_rows(out, &l, wsym + 1);
+	args_list_free(&l);
+}
+
+void trace_view_print_args(FILE *out, const struct tv_table *t, const struct tv_args *a)
 {
 	int wsym = 16, wres = 6, wdur = 8;
+	bool ctx = has_context(t, a);
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tv_row *r = &t->rows[i];
@@ -140,25 +238,25 @@ void trace_view_print(FILE *out, const struct tv_table *t)
 			wdur = l;
 	}
 	/* every row's symbol column holds one 3-byte, 1-column glyph */
-	fprintf(out, "%-*s   %-*s  %*s\n", wsym - 2, "FUNCTION CALLS", wres, "RESULT", wdur, "DURATION");
+	fprintf(out, "%-*s   %-*s  %*s%s\n", wsym - 2, "FUNCTION CALLS", wres, "RESULT", wdur,
+		"DURATION", ctx ? "  CONTEXT" : "");
 	dashes(out, wsym - 2);
 	fputs("   ", out);
 	dashes(out, wres);
 	fputs("  ", out);
 	dashes(out, wdur);
-	fputc('\n', out);
-	for (size_t i = 0; i < t->n; i++) {
-		const struct tv_row *r = &t->rows[i];
-		char line[sizeof(r->sym) + sizeof(r->res) + sizeof(r->dur) + 8];
-		int n = snprintf(line, sizeof(line), "%-*s   %-*s  %*s", wsym, r->sym, wres, r->res,
-				 wdur, r->dur);
-
-		if (n >= (int)sizeof(line))
-			n = (int)sizeof(line) - 1;
-		while (n > 0 && line[n - 1] == ' ')   /* no trailing blanks (entry rows) */
-			n--;
-		fprintf(out, "%.*s\n", n, line);
+	if (ctx) {
+		fputs("  ", out);
+		dashes(out, 7);
 	}
+	fputc('\n', out);
+	for (size_t i = 0; i < t->n; i++)
+		print_row(out, &t->rows[i], wsym, wres, wdur, a);
+}
+
+void trace_view_print(FILE *out, const struct tv_table *t)
+{
+	trace_view_print_args(out, t, NULL);
 }
 
 void tv_table_free(struct tv_table *t)

@@ -49,7 +49,9 @@ for s in "${SUITES[@]}"; do
 			run_suite "unit/$(basename "$t")" "$t"
 		done ;;
 	golden) run_suite golden tests/golden/run.sh; run_suite golden-filters tests/golden/run_filters.sh; run_suite golden-vmrec tests/golden/run_vmrec.sh
-		run_suite golden-vmorder tests/golden/run_vmorder.sh; run_suite golden-multi tests/golden/run_multi.sh ;;
+		run_suite golden-vmorder tests/golden/run_vmorder.sh; run_suite golden-multi tests/golden/run_multi.sh
+		run_suite golden-ustack tests/ustack/run.sh
+		run_suite golden-args tests/golden/run_args.sh ;;
 	dwarf)  run_suite dwarf tests/dwarf/run.sh ;;
 	cli)    run_suite cli tests/cli/run.sh; run_suite cli-man tests/cli/man_help.sh
 		run_suite cli-build tests/cli/build.sh
@@ -57,7 +59,8 @@ for s in "${SUITES[@]}"; do
 		run_suite cli-completion tests/cli/completion.sh ;;
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh
 		run_suite vm-live tests/vm/live.sh; run_suite vm-durability tests/vm/durability.sh
-		run_suite vm-flight tests/vm/flight.sh ;;
+		run_suite vm-flight tests/vm/flight.sh; run_suite vm-probes tests/vm/probes.sh
+		run_suite vm-ustack tests/vm/ustack.sh ;;
 	fuzz)   run_suite fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" ;;
 	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, fuzz, vm)" >&2; exit 2 ;;
 	esac

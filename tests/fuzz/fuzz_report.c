@@ -16,7 +16,7 @@ int report_cli_main(int argc, char **argv);
 static const char *const variants[][8] = {
 	{ NULL },
 	{ "-sn", NULL },
-	{ "-sn", "-T", NULL },
+	{ "-sn", "-T", "-C", "args.fmt-max-arg-width=7", NULL },
 	{ "-sn", "-B", NULL },
 	{ "-sn", "-T", "-E", "-B", NULL },
 	{ "-sn", "--format", "json", NULL },
@@ -33,7 +33,7 @@ static const char *const variants[][8] = {
 	{ "-sn", "-C", "stacks.emit-addrs=true", "-C", "stacks.dec-offs=true", "-T", NULL },
 	{ "-sn", "-X", "ENOENT", "--since", "+1s", "--until", "+1h", NULL },
 	{ "-sn", "-S", "--summary", NULL },
-	{ "-sn", "-C", "stacks.unfiltered=true", "-v", NULL },
+	{ "-sn", "-C", "stacks.unfiltered=true", "-v", "-T", "-C", "args.fmt-mode=v", NULL },
 };
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
 

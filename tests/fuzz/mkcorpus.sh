@@ -10,14 +10,17 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 D=$1
 mkdir -p "$D/src" "$D/reader" "$D/report"
-if ! ls build/golden/*.rsrec build/golden-filters/*.rsrec build/golden-views/*.rsrec >/dev/null 2>&1; then
+if ! ls build/golden/*.rsrec build/golden-filters/*.rsrec build/golden-views/*.rsrec \
+	build/golden-args/*.rsrec build/golden-probes/*.rsrec >/dev/null 2>&1; then
 	tests/golden/run.sh >/dev/null 2>&1 || true
 	tests/golden/run_filters.sh >/dev/null 2>&1 || true
 	tests/golden/run_views.sh >/dev/null 2>&1 || true
+	tests/golden/run_args.sh >/dev/null 2>&1 || true
+	tests/golden/run_probes.sh >/dev/null 2>&1 || true
 fi
 n=0
 for f in build/golden/*.rsrec build/golden/compact/*.rsrec build/golden-filters/*.rsrec \
-	build/golden-views/*.rsrec; do
+	 build/golden-views/*.rsrec build/golden-args/*.rsrec build/golden-probes/*.rsrec; do
 	[ -f "$f" ] || continue
 	sz=$(stat -c %s "$f")
 	[ "$sz" -le 65536 ] || [ "${f##*/}" = flight.rsrec ] || continue   # the ring's one seed

@@ -108,7 +108,7 @@ def check_perfetto(path):
                     errs.append(f"event {i}: second thread_name for {key}")
                 names.add(key)
             continue
-        if ph not in ("X", "B", "E"):
+        if ph not in ("X", "B", "E", "i"):
             errs.append(f"event {i}: unexpected phase {ph!r}")
             continue
         if not isinstance(e.get("ts"), (int, float)):
@@ -128,6 +128,8 @@ def check_perfetto(path):
             if last is not None and ts < last:
                 errs.append(f"track {key}: event {i} ts {ts} goes back from {last}")
             last = ts
+            if e["ph"] == "i":   # an instant: inside whatever is open
+                continue
             if e["ph"] == "E":
                 if not stack or stack[-1][0] != "B":
                     errs.append(f"track {key}: event {i}: E without B")

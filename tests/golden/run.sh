@@ -98,4 +98,5 @@ RC=$?
 # trace (-T) / LBR (-B) view cases: their own script and counts line
 VIEWS_RC=0
 "$ROOT/tests/golden/run_views.sh" $([ $UPDATE = 1 ] && echo --update) || VIEWS_RC=1
+"$ROOT/tests/golden/run_probes.sh" $([ $UPDATE = 1 ] && echo --update) || VIEWS_RC=1
 [ $RC = 0 ] && [ $VIEWS_RC = 0 ]

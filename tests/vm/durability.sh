@@ -17,24 +17,12 @@
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-NAME=vm-durability
-KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
-[ -f "$KERNELS/6.12.env" ] || scripts/fetch-kernels.sh >&2 || { echo "$NAME: 0 passed, 1 failed"; exit 1; }
-# shellcheck disable=SC1091
-. "$KERNELS/6.12.env"
-for b in retsnoop-record retsnoop-report retsnoop; do
-	[ -x "build/$b" ] || { echo "$NAME: build/$b missing (run make)"; echo "$NAME: 0 passed, 1 failed"; exit 1; }
-done
+# shellcheck source=tests/vm/suite_lib.sh
+. "$ROOT/tests/vm/suite_lib.sh"
+suite_begin vm-durability retsnoop-record retsnoop
 DATE=$(command -v date)
-"$DATE" +%s.%N | grep -q '^[0-9]*\.[0-9]*$' || { echo "$NAME: $DATE has no +%N"; echo "$NAME: 0 passed, 1 failed"; exit 1; }
-
-WORK=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "keeping $WORK" || trap 'rm -rf "$WORK"' EXIT
-OUT=$WORK/out
-mkdir -p "$OUT" "$WORK/g"
-cp build/retsnoop-record build/retsnoop "$WORK/g/"
+"$DATE" +%s.%N | grep -q '^[0-9]*\.[0-9]*$' || suite_fail "$DATE has no +%N"
 cp "$DATE" "$WORK/g/ndate"           # busybox date has no %N
-cp build/retsnoop-report "$WORK/"   # a private copy: immune to rebuilds while the VM runs
 G="-e '*sys_openat' -a 'do_sys_openat2' -a 'do_filp_open' -a 'path_openat'"
 cat >"$WORK/g/guest.sh" <<EOF
 #!/bin/sh
@@ -94,8 +82,6 @@ dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
 
-# shellcheck source=tests/vm/suite_lib.sh
-. "$ROOT/tests/vm/suite_lib.sh"
 boot_guest 900
 rep()  { TZ=UTC "$WORK/retsnoop-report" "$@" 2>/dev/null; }
 
@@ -160,5 +146,5 @@ done
 
 check "guest dmesg has no WARNING/BUG/Oops" bash -c "[ -f '$OUT/dmesg' ] && ! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
 
-echo "$NAME: $PASS passed, $FAIL failed"
+echo "$SUITE: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -21,23 +21,11 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
-KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
-fail_early() { echo "vm-live: $*"; echo "vm-live: 0 passed, 1 failed"; exit 1; }
-[ -f "$KERNELS/6.12.env" ] || scripts/fetch-kernels.sh >&2 || fail_early "no 6.12 kernel"
-# shellcheck disable=SC1091
-. "$KERNELS/6.12.env"
-for b in retsnoop retsnoop-report simfail; do
-	[ -x "build/$b" ] || fail_early "build/$b missing (run make)"
-done
-SCRIPT=$(command -v script) || fail_early "script(1) not found (apt-get install bsdutils)"
-command -v python3 >/dev/null || fail_early "python3 not found"
-
-WORK=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "keeping $WORK" || trap 'rm -rf "$WORK"' EXIT
-OUT=$WORK/out
-mkdir -p "$OUT" "$WORK/g"
-cp build/retsnoop build/simfail "$WORK/g/"
-cp build/retsnoop-report "$WORK/"   # a private copy: immune to rebuilds while the VM runs
+# shellcheck source=tests/vm/suite_lib.sh
+. "$ROOT/tests/vm/suite_lib.sh"
+suite_begin vm-live retsnoop simfail
+SCRIPT=$(command -v script) || suite_fail "script(1) not found (apt-get install bsdutils)"
+command -v python3 >/dev/null || suite_fail "python3 not found"
 BPF='-e *sys_bpf -a __sys_bpf -a map_create -a array_map_* -a bpf_map_area_alloc -a __bpf_map_area_alloc -a vmemdup_user -a bpf_map_copy_value -a map_lookup_elem'
 OPEN='-e *sys_openat -a do_sys_openat2 -a do_filp_open -a path_openat -a walk_component'
 SLEEP='-e *sys_nanosleep -e *sys_clock_nanosleep -a hrtimer_nanosleep -a do_nanosleep'
@@ -108,8 +96,6 @@ EOF
 chmod +x "$WORK/g/guest.sh"
 cp "$SCRIPT" "$WORK/g/script"
 
-# shellcheck source=tests/vm/suite_lib.sh
-. "$ROOT/tests/vm/suite_lib.sh"
 T0=$(date +%s)
 boot_guest 600
 echo "VM run took $(( $(date +%s) - T0 )) s"

@@ -12,20 +12,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
-[ -f "$KERNELS/6.12.env" ] || scripts/fetch-kernels.sh >&2 || { echo "vm-scenarios: 0 passed, 1 failed"; exit 1; }
-# shellcheck disable=SC1091
-. "$KERNELS/6.12.env"
-for b in retsnoop-record retsnoop-report retsnoop simfail; do
-	[ -x "build/$b" ] || { echo "vm-scenarios: build/$b missing (run make)"; echo "vm-scenarios: 0 passed, 1 failed"; exit 1; }
-done
-
-WORK=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "keeping $WORK" || trap 'rm -rf "$WORK"' EXIT
-OUT=$WORK/out
-mkdir -p "$OUT" "$WORK/g"
-cp build/retsnoop-record build/retsnoop build/simfail "$WORK/g/"
-cp build/retsnoop-report "$WORK/"   # a private copy: immune to rebuilds while the VM runs
+# shellcheck source=tests/vm/suite_lib.sh
+. "$ROOT/tests/vm/suite_lib.sh"
+suite_begin vm-scenarios retsnoop-record retsnoop simfail
 BPF_GLOBS='-e *sys_bpf -a __sys_bpf -a map_create -a array_map_* -a bpf_map_* -a bpf_prog_load -a bpf_check'
 ORDER_GLOBS="-e *sys_write -e *sys_bpf -a ksys_write -a vfs_write -a pipe_write -a __sys_bpf -a bpf_prog_load -a bpf_check -a do_check* -a sk_filter_func_proto -a bpf_sk_base_func_proto -a bpf_base_func_proto"
 cat >"$WORK/g/guest.sh" <<EOF
@@ -135,8 +124,6 @@ dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
 
-# shellcheck source=tests/vm/suite_lib.sh
-. "$ROOT/tests/vm/suite_lib.sh"
 boot_guest 900
 rep()  { TZ=UTC "$WORK/retsnoop-report" "$@" 2>/dev/null; }
 

@@ -1,0 +1,140 @@
+/* ustack_maps.c - the per-recording store of process memory maps (UMAPS
+ * records, see ustack_asm.h): per pid up to US_MAX_MAPS_VERSIONS
+ * versions in arrival order, US_MAX_MAPS_BYTES in all (the oldest
+ * version of the pid being added to goes first, then any pid's oldest). */
+#include <stdlib.h>
+#include <string.h>
+#include "../common/array_grow.h"
+#include "ustack_asm.h"
+
+struct pid_maps {
+	uint32_t pid;
+	size_t n;
+	struct us_maps v[US_MAX_MAPS_VERSIONS];   /* arrival order */
+};
+
+struct us_mapstore {
+	struct pid_maps *pids;   /* sorted by pid */
+	size_t n, cap;
+	size_t bytes;
+	uint64_t serial;
+};
+
+struct us_mapstore *us_mapstore_new(void)
+{
+	return calloc(1, sizeof(struct us_mapstore));
+}
+
+static struct pid_maps *find_pid(const struct us_mapstore *m, uint32_t pid, size_t *pos)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->pids[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (pos)
+		*pos = lo;
+	return lo < m->n && m->pids[lo].pid == pid ? &m->pids[lo] : NULL;
+}
+
+static void drop_oldest(struct us_mapstore *m, struct pid_maps *pm)
+{
+	m->bytes -= pm->v[0].rec->hdr.size;
+	free((void *)pm->v[0].rec);
+	memmove(&pm->v[0], &pm->v[1], (pm->n - 1) * sizeof(pm->v[0]));
+	pm->n--;
+}
+
+/* room for size more bytes: this pid's older versions first, then the
+ * oldest version of the first pid that has one */
+static bool make_room(struct us_mapstore *m, struct pid_maps *pm, size_t size)
+{
+	bool over = false;
+
+	while (m->bytes + size > US_MAX_MAPS_BYTES) {
+		struct pid_maps *victim = pm->n ? pm : NULL;
+
+		for (size_t i = 0; !victim && i < m->n; i++)
+			if (m->pids[i].n)
+				victim = &m->pids[i];
+		if (!victim)
+			break;
+		drop_oldest(m, victim);
+		over = true;
+	}
+	return over;
+}
+
+static struct pid_maps *add_pid(struct us_mapstore *m, uint32_t pid)
+{
+	size_t pos;
+	struct pid_maps *pm = find_pid(m, pid, &pos);
+
+	if (pm)
+		return pm;
+	if (array_grow((void **)&m->pids, m->n, &m->cap, sizeof(*m->pids), 16))
+		return NULL;
+	memmove(&m->pids[pos + 1], &m->pids[pos], (m->n - pos) * sizeof(*m->pids));
+	m->n++;
+	pm = &m->pids[pos];
+	memset(pm, 0, sizeof(*pm));
+	pm->pid = pid;
+	return pm;
+}
+
+int us_mapstore_add(struct us_mapstore *m, const struct rs_rec_hdr *h)
+{
+	int res;
+	struct rs_rec_umaps *u = us_umaps_validate(h, &res);
+	struct pid_maps *pm;
+	bool over;
+
+	if (!u)
+		return res;
+	if (!(pm = add_pid(m, u->pid))) {
+		free(u);
+		return US_ADD_NOMEM;
+	}
+	over = pm->n >= US_MAX_MAPS_VERSIONS;
+	if (over)
+		drop_oldest(m, pm);
+	over |= make_room(m, pm, u->hdr.size);
+	pm->v[pm->n++] = (struct us_maps){ ++m->serial, u, (const char *)&u->maps[u->nmaps] };
+	m->bytes += u->hdr.size;
+	return over ? US_ADD_OVER : US_ADD_OK;
+}
+
+const struct us_maps *us_mapstore_find(const struct us_mapstore *m, uint32_t pid, uint64_t ts)
+{
+	const struct pid_maps *pm = find_pid(m, pid, NULL);
+	const struct us_maps *best = NULL;
+
+	if (!pm || !pm->n)
+		return NULL;
+	for (size_t i = 0; i < pm->n; i++)
+		if (pm->v[i].rec->ts <= ts && (!best || pm->v[i].rec->ts >= best->rec->ts))
+			best = &pm->v[i];
+	if (best)
+		return best;
+	best = &pm->v[0];
+	for (size_t i = 1; i < pm->n; i++)
+		if (pm->v[i].rec->ts < best->rec->ts)
+			best = &pm->v[i];
+	return best;
+}
+
+void us_mapstore_free(struct us_mapstore *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = 0; j < m->pids[i].n; j++)
+			free((void *)m->pids[i].v[j].rec);
+	free(m->pids);
+	free(m);
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# probes.sh - VM end-to-end checks of injected probes (-J) on a real
+# kernel (Debian 6.12 in qemu), one boot: a failing openat (simfail
+# open-missing) traced with -T passes through every probe kind (a kprobe
+# in path_openat's walk, a kprobe at an offset, a kretprobe, a raw
+# tracepoint, a classic tracepoint glob matching two events); their ◎ rows
+# sit at the right depth between the right calls in text and JSON, in the
+# kprobe.multi and fentry attach modes, in retsnoop-report and the live
+# retsnoop; -I gives one interim snapshot per hit with the stack at the
+# hit; specs that match nothing or name no function are one-line errors.
+# Prints "vm-probes: N passed, N failed"; exits non-zero on failure.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+# shellcheck source=tests/vm/suite_lib.sh
+. "$ROOT/tests/vm/suite_lib.sh"
+suite_begin vm-probes retsnoop-record retsnoop simfail
+OG='-e *sys_openat -a do_sys_openat2 -a do_filp_open -a path_openat -a getname*'
+PR="-J kprobe:walk_component -J kprobe:alloc_empty_file+0x4 -J kretprobe:alloc_empty_file -J rawtp:kmem_cache_alloc -J tp:kmem:kmem_cache_*"
+cat >"$WORK/g/guest.sh" <<EOF
+#!/bin/sh
+cd "\$(dirname "\$0")"
+R=./retsnoop-record
+run() { name=\$1; shift; "\$@" >/out/\$name.out 2>/out/\$name.err; echo \$? >/out/\$name.rc; }
+set -f   # the globs are for retsnoop, not the shell
+for m in M F; do
+	run trace-\$m \$R -v -\$m -T -E $OG $PR -o /out/trace-\$m.rsr -- ./simfail open-missing
+done
+run live ./retsnoop -T -E $OG $PR -o /out/live.rsr -- ./simfail open-missing
+run interim \$R -I $OG -J kprobe:walk_component -o /out/interim.rsr -- ./simfail open-missing
+printf 'kprobe:walk_component\n' >./probes.txt
+run atfile \$R -T -E $OG -J @./probes.txt -o /out/atfile.rsr -- ./simfail open-missing
+run nomatch \$R -T $OG -J 'tp:nosuch_cat:*' -J 'tp:kmem:nosuch_event' -o /out/nomatch.rsr -- ./simfail open-missing
+run nofunc \$R -T $OG -J kprobe:no_such_function_xyz -o /out/nofunc.rsr -- ./simfail open-missing
+run norawtp \$R -T $OG -J rawtp:no_such_tracepoint_xyz -o /out/norawtp.rsr -- ./simfail open-missing
+EOF
+chmod +x "$WORK/g/guest.sh"
+boot_guest 900
+rep() { TZ=UTC "$WORK/retsnoop-report" "$@" 2>/dev/null; }
+indent() { sed -n "s/^\( *\)$1.*/\1/p" | head -1 | awk '{ print length($0) }'; }
+
+for m in M F; do
+	f=$OUT/trace-$m.rsr
+	[ -f "$f" ] || { bad "trace -$m: no recording ($(head -2 "$OUT/trace-$m.err" 2>/dev/null))"; continue; }
+	check "trace -$m: 6 probes from 5 specs (the glob matched two events)" \
+		grep -q '^6 injected probes from 5 -J specs' "$OUT/trace-$m.err"
+	txt=$(rep -T "$f")
+	check "trace -$m: one failing session" [ "$(grep -c 'TID/PID' <<<"$txt")" = 1 ]
+	for p in 'kprobe:walk_component+0x0' 'kprobe:alloc_empty_file+0x4' 'kretprobe:alloc_empty_file' \
+		 'rawtp:kmem_cache_alloc' 'tp:kmem:kmem_cache_alloc' 'tp:kmem:kmem_cache_free'; do
+		check "trace -$m: a ◎ $p row" grep -q "◎ $p\$" <<<"$txt"
+	done
+	# path_openat is the 4th traced level (indent 12): its probes one deeper
+	pin=$(indent '→ path_openat' <<<"$txt")
+	check "trace -$m: path_openat at indent 12 (${pin:-none})" [ "${pin:-x}" = 12 ]
+	for p in 'kprobe:walk_component' 'kretprobe:alloc_empty_file' 'kprobe:alloc_empty_file+0x4'; do
+		n=$(indent "◎ $p" <<<"$txt")
+		check "trace -$m: $p inside path_openat (indent ${n:-none})" [ "${n:-x}" = 16 ]
+	done
+	# the rows between path_openat's entry and exit: the walk and the file's allocation
+	body=$(sed -n '/→ path_openat/,/← path_openat/p' <<<"$txt")
+	check "trace -$m: kprobe before kretprobe of alloc_empty_file" \
+		awk '/kprobe:alloc_empty_file/ { k = NR } /kretprobe:alloc_empty_file/ { r = NR } END { exit !(k && r && k < r) }' <<<"$body"
+	check "trace -$m: walk_component hit inside path_openat" grep -q 'walk_component' <<<"$body"
+	# putname frees the name after do_filp_open returned: inside do_sys_openat2 (indent 8)
+	after=$(sed -n '/← do_filp_open/,/← do_sys_openat2/p' <<<"$txt")
+	n=$(indent '◎ tp:kmem:kmem_cache_free' <<<"$after")
+	check "trace -$m: kmem_cache_free after do_filp_open at indent 8 (${n:-none})" [ "${n:-x}" = 8 ]
+	check "trace -$m: the entry function still fails with -ENOENT" grep -Eq '^← __x64_sys_openat +\[-ENOENT\]' <<<"$txt"
+	# JSON: probe rows with depth and sequence ids between their calls
+	rep --format json "$f" >"$WORK/trace-$m.json"
+	check "trace -$m: JSON validates against the schema" \
+		python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.schema.json" "$WORK/trace-$m.json"
+	check "trace -$m: JSON probe rows in sequence between path_openat's entry and exit, depth 5" python3 - "$WORK/trace-$m.json" <<'PY'
+import json, sys
+s = json.loads(open(sys.argv[1]).readline())
+t = s["trace"]
+seqs = [r["seq_id"] for r in t]
+assert seqs == sorted(seqs), "not in sequence order"
+ent = [r for r in t if r["type"] == "entry" and r["func"] == "path_openat"][0]
+ext = [r for r in t if r["type"] == "exit" and r["func"] == "path_openat"][0]
+walk = [r for r in t if r["type"] == "probe" and r["probe"] == "kprobe:walk_component+0x0"]
+assert walk and all(ent["seq_id"] < r["seq_id"] < ext["seq_id"] and r["depth"] == 5 for r in walk)
+kinds = {r["probe"].split(":")[0] for r in t if r["type"] == "probe"}
+assert kinds == {"kprobe", "kretprobe", "rawtp", "tp"}, kinds
+PY
+	rep --perfetto "$WORK/trace-$m.pf.json" "$f" >/dev/null
+	nj=$(grep -o '"type":"probe"' "$WORK/trace-$m.json" | wc -l)
+	np=$(grep -o '"ph":"i"' "$WORK/trace-$m.pf.json" | wc -l)
+	check "trace -$m: Perfetto has an instant event per probe row ($np = $nj)" [ "$np" = "$nj" ] && [ "$np" -gt 0 ]
+	check "trace -$m: the Perfetto file is well formed" \
+		python3 "$ROOT/tests/golden/check_report_json.py" perfetto "$WORK/trace-$m.pf.json"
+done
+
+# live retsnoop: the same rows, its output identical to the report of its recording
+live=$(grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/live.out")
+check "live: rendered ◎ rows with probe names" grep -q '◎ kprobe:walk_component+0x0' <<<"$live"
+check "live: output identical to retsnoop-report of its recording" \
+	diff <(printf '%s\n' "$live") <(printf '%s\n' "$(rep -T -E "$OUT/live.rsr")")
+
+# -I: each walk_component hit is an interim snapshot whose stack ends at the hit
+txt=$(rep "$OUT/interim.rsr")
+hits=$(grep -c '^ *walk_component+0x' <<<"$txt")
+info=$(rep info "$OUT/interim.rsr")
+ni=$(sed -n 's/.* \([0-9][0-9]*\) interim.*/\1/p' <<<"$info" | head -1)
+check "interim: snapshots at the hits ($hits stacks end in walk_component)" [ "$hits" -ge 1 ]
+check "interim: info counts the interim snapshots (${ni:-none} >= $hits)" [ "${ni:-0}" -ge "$hits" ]
+check "interim: the running frames are unfinished ([...])" grep -q '\[\.\.\.\] *path_openat' <<<"$txt"
+
+check "@FILE: the probe read from the file gives rows" grep -q '◎ kprobe:walk_component+0x0' <<<"$(rep -T "$OUT/atfile.rsr")"
+
+# errors: exit 1, one line per failing spec naming it, no recording left
+errs() {  # NAME: the lines of stderr
+	cat "$OUT/$1.err"
+}
+check "nomatch: exit 1" [ "$(cat "$OUT/nomatch.rc")" = 1 ]
+check "nomatch: one line per spec" [ "$(errs nomatch | wc -l)" = 2 ]
+check "nomatch: the glob matches no tracepoint" grep -qx "retsnoop-record: probe 'tp:nosuch_cat:\*' matches no tracepoint (see tracefs available_events)" "$OUT/nomatch.err"
+check "nomatch: no such tracepoint" grep -qx "retsnoop-record: probe 'tp:kmem:nosuch_event': no such tracepoint (see tracefs available_events)" "$OUT/nomatch.err"
+check "nomatch: no recording" [ ! -e "$OUT/nomatch.rsr" ]
+check "nofunc: exit 1, one line" [ "$(cat "$OUT/nofunc.rc")" = 1 ] && [ "$(errs nofunc | wc -l)" = 1 ]
+check "nofunc: names the probe and the reason" grep -q "probe 'kprobe:no_such_function_xyz': attaching .*(no such kernel function" "$OUT/nofunc.err"
+check "norawtp: exit 1, one line" [ "$(cat "$OUT/norawtp.rc")" = 1 ] && [ "$(errs norawtp | wc -l)" = 1 ]
+check "norawtp: names the probe" grep -q "probe 'rawtp:no_such_tracepoint_xyz': attaching .*(no such raw tracepoint" "$OUT/norawtp.err"
+
+echo "vm-probes: $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
