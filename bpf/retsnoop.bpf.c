@@ -606,8 +606,14 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 			if (!s->is_err) {
 				s->is_err = true;
 				s->max_depth = d + 1;
-				s->kstack_sz[s->cur & 1] = bpf_get_stack(ctx, s->kstack[s->cur & 1],
-									 sizeof(s->kstack[0]), 0);
+				/* a chain ending right above the saved deeper one is
+				 * emitted stitched, with the saved chain's stack: this
+				 * one would never be read (with -S it may be) */
+				if (!emit_success && s->saved_depth && d + 2 == s->saved_depth)
+					s->kstack_sz[s->cur & 1] = 0;
+				else
+					s->kstack_sz[s->cur & 1] = bpf_get_stack(ctx, s->kstack[s->cur & 1],
+										 sizeof(s->kstack[0]), 0);
 				capture_lbrs(s);
 			}
 		} else {
