@@ -76,16 +76,13 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* a hex digit's value + 1; 0 for any other byte */
+static const unsigned char hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
 static int cmp_addr(const void *a, const void *b)
 {
@@ -214,7 +211,7 @@ static struct ksyms *load_file(const char *path, const char *only_mod, char *err
 			p = nl + 1;
 			continue;
 		}
-		while ((h = hexval(*p)) >= 0) {
+		while ((h = hex1[(uint8_t)*p] - 1) >= 0) {
 			addr = addr << 4 | (uint64_t)h;
 			p++;
 			digits++;
@@ -226,9 +223,7 @@ static struct ksyms *load_file(const char *path, const char *only_mod, char *err
 		}
 		type = p[1];
 		name = p + 3;
-		p = name;
-		while (*p && *p != '\t' && *p != ' ')
-			p++;
+		p = name + strcspn(name, "\t ");   /* the line ends in a NUL */
 		if (*p) {
 			*p++ = '\0';
 			while (*p == '\t' || *p == ' ')
