@@ -157,6 +157,19 @@ void probe_set_detach(struct probe_set *ps)
 	ps->nlinks = ps->nfds = 0;
 }
 
+void probe_set_print(FILE *f, const struct probe_set *ps)
+{
+	if (ps->n)
+		fprintf(f, "%zu injected probes would be attached:\n", ps->n);
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct probe_def *d = &ps->v[i];
+
+		fprintf(f, "  %s (from -J %s; context %u bytes%s%s)\n", d->name, d->spec, d->ctx_size,
+			d->src_btf_id ? "" : ", no BTF type",
+			d->trunc ? ", cut to args.max-sized-arg-size" : "");
+	}
+}
+
 int probe_set_blob(const struct probe_set *ps, void **blob, size_t *size)
 {
 	struct rsf_probe *v = calloc(ps->n ? ps->n : 1, sizeof(*v));

@@ -61,6 +61,8 @@ int probe_set_add_types(struct probe_set *ps, struct btf_subset *sub, const stru
 			char *err, size_t errlen);
 /* before the skeleton loads: only the programs of kinds in use load */
 void probe_skel_setup(struct retsnoop_bpf *s, const struct record_opts *o);
+/* the dry run's list: one line per probe (name, spec, context size) */
+void probe_set_print(FILE *f, const struct probe_set *ps);
 /* attaches every probe; 0, or -1 with the failing probe named in err */
 int probe_set_attach(struct probe_set *ps, struct retsnoop_bpf *s, char *err, size_t errlen);
 void probe_set_detach(struct probe_set *ps);

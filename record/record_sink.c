@@ -11,6 +11,7 @@ void record_sink_init(struct record_sink *s, FILE *log)
 	s->stop_after = 0;
 	s->write_failed = false;
 	s->umaps = NULL;
+	s->hold = NULL;
 	tty_status_init(&s->status, log);
 	s->start_s = tty_status_now();
 }
@@ -77,7 +78,7 @@ static uint32_t sel_flags(void *ctx, uint32_t id)
 	return id < sel->n ? sel->v[id].flags : 0;
 }
 
-static int emit_umaps(void *ctx, const struct rs_rec_hdr *rec, uint32_t size)
+static int emit_rec(void *ctx, const struct rs_rec_hdr *rec, uint32_t size)
 {
 	return emit(ctx, rec, size);
 }
@@ -91,9 +92,9 @@ static int note_process(struct record_sink *s, const struct rs_rec_hdr *rec, siz
 
 	if (rec->type == RS_REC_USTACK && size >= sizeof(*us) &&
 	    us->stack_len <= size - sizeof(*us))
-		return umaps_on_ustack(s->umaps, us, emit_umaps, s);
+		return umaps_on_ustack(s->umaps, us, emit_rec, s);
 	if (rec->type == RS_REC_SESSION_START && size >= sizeof(*st))
-		return umaps_on_pid(s->umaps, st->pid, emit_umaps, s);
+		return umaps_on_pid(s->umaps, st->pid, emit_rec, s);
 	return 0;
 }
 
@@ -105,6 +106,8 @@ static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 
 	if (s->umaps && note_process(s, rec, size) < 0)
 		return -1;
+	if (s->hold && rec->type == RS_REC_USTACK && size >= sizeof(struct rs_rec_ustack))
+		return ustack_hold_put(s->hold, rec, (uint32_t)size, emit_rec, s);
 
 	if (rec->type != RS_REC_SESSION_END || size < offsetof(struct rs_rec_session_end, frames) ||
 	    size > sizeof(copy) || (end->flags & RS_SESS_IGNORED))
@@ -120,9 +123,13 @@ static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 		memcpy(&copy, end, size);
 		copy.flags |= RS_SESS_IGNORED;
 		s->filtered += !over;
+		if (s->hold && ustack_hold_end(s->hold, end->sess_id, false, emit_rec, s) < 0)
+			return -1;
 		return emit(s, &copy, (uint32_t)size);
 	}
 	s->sessions++;
+	if (s->hold && ustack_hold_end(s->hold, end->sess_id, true, emit_rec, s) < 0)
+		return -1;
 	int ret = emit(s, rec, (uint32_t)size);
 	if (!(end->flags & RS_SESS_INTERIM) && ++s->finals == s->stop_after) {
 		char why[96];

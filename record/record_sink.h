@@ -16,6 +16,7 @@
 #include "record/select.h"
 #include "record/tty_status.h"
 #include "record/umaps.h"
+#include "record/ustack_hold.h"
 
 struct record_sink {
 	struct rsf_writer *w;             /* NULL: no file (live tool without -o) */
@@ -24,6 +25,7 @@ struct record_sink {
 	const struct record_hooks *hooks; /* may be NULL */
 	const struct tracer *tr;          /* drop counters for the status line */
 	struct umaps *umaps;              /* -U: processes' mappings (record/umaps.h); else NULL */
+	struct ustack_hold *hold;         /* -U: USTACKs waiting for their END; else NULL */
 	const char *prog;                 /* prefix of the flush-failure warning */
 	struct tty_status status;         /* TTY-only live status line */
 	double start_s;

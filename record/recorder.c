@@ -285,6 +285,7 @@ int recorder_select(struct recorder *r)
 void recorder_print_plan(const struct recorder *r, FILE *f)
 {
 	attach_plan_print(f, &r->sel, r->mode, r->o.verbose);
+	probe_set_print(f, &r->probes);   /* -J */
 }
 
 /* -------------------------------------------------------------- attach -- */
@@ -429,6 +430,8 @@ int recorder_run(struct recorder *r)
 	s->prog = r->prog;
 	if (r->o.user_stacks && !(s->umaps = umaps_new(tracer_exec_gen_fd(&r->tr))))
 		warn(r, "-U: out of memory for the process table; no mappings are recorded");
+	if (r->o.user_stacks)   /* NULL (no memory): every USTACK is written */
+		s->hold = ustack_hold_new();
 	cs = record_sink_callbacks(s);
 
 	tracer_start(&r->tr);
@@ -503,10 +506,12 @@ static void print_umaps(struct recorder *r)
 		return;
 	umaps_counts(r->sink.umaps, &c);
 	fprintf(r->log, "-U: %llu processes, %llu maps reads, %llu UMAPS records, %llu files "
-		"without a build-id, %llu processes exited before their maps were read.\n",
+		"without a build-id, %llu processes exited before their maps were read, %llu "
+		"stacks of filtered sessions left out.\n",
 		(unsigned long long)c.procs, (unsigned long long)c.reads,
 		(unsigned long long)c.records, (unsigned long long)c.no_build_id,
-		(unsigned long long)c.gone);
+		(unsigned long long)c.gone,
+		(unsigned long long)(r->sink.hold ? ustack_hold_dropped(r->sink.hold) : 0));
 }
 
 int recorder_finish(struct recorder *r)
@@ -560,6 +565,7 @@ void recorder_free(struct recorder *r)
 	probe_set_free(&r->probes);
 	file_header_free(&r->hdr);
 	umaps_free(r->sink.umaps);
+	ustack_hold_free(r->sink.hold);
 	header_blobs_free(&r->blobs);
 	selection_free(&r->sel);
 	btf__free(r->btf);

@@ -10,19 +10,20 @@
 #include <string.h>
 #include "../common/array_grow.h"
 #include "../common/errnos.h"
+#include "args_btf_check.h"
 #include "args_render.h"
 #include "args_value.h"
 
 #define GLYPH_ROW   "\u203a"   /* › */
-#define GLYPH_CUT   "\u2026"   /* … */
 
 struct args_btf {
 	struct btf *btf;
 	struct btf_dump *dump;
 	FILE *dump_out;            /* where the dumper prints (args_value.c) */
 	uint32_t *protos;          /* FUNC_PROTO id per function id (checked) */
+	char **tnames;             /* C type names by id, made when first asked */
 	size_t nprotos;
-	char err[160];
+	char err[192];
 };
 
 /* ------------------------------------------------------------ the BTF */
@@ -34,18 +35,24 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
-/* libbpf checks the blob (header, type and string sections, every
- * referenced id); its complaints would be noise next to our one line */
+/* libbpf checks the blob's header and sections (its complaints would be
+ * noise next to our one line), args_btf_check.c the references */
 static struct btf *load_btf(const void *data, size_t size, char *err, size_t errlen)
 {
 	libbpf_print_fn_t old = libbpf_set_print(quiet_print);
 	struct btf *btf = size && size <= UINT32_MAX ? btf__new(data, (uint32_t)size) : NULL;
 	int e = btf ? 0 : errno;
+	char why[96];
 
 	libbpf_set_print(old);
-	if (!btf)
+	if (!btf) {
 		snprintf(err, errlen, "the recording's BTF blob is unusable (%zu bytes: %s)", size,
 			 e ? strerror(e) : "empty");
+	} else if (args_btf_check(btf, why, sizeof(why))) {
+		snprintf(err, errlen, "the recording's BTF blob is unusable (%s)", why);
+		btf__free(btf);
+		btf = NULL;
+	}
 	return btf;
 }
 
@@ -92,6 +99,9 @@ void args_btf_free(struct args_btf *ab)
 {
 	if (!ab)
 		return;
+	for (uint32_t i = 0; ab->tnames && i < btf__type_cnt(ab->btf); i++)
+		free(ab->tnames[i]);
+	free(ab->tnames);
 	btf_dump__free(ab->dump);
 	btf__free(ab->btf);
 	free(ab->protos);
@@ -115,9 +125,11 @@ const void *args_btf_btf(const struct args_btf *ab)
 
 /* ------------------------------------------------------------- items */
 /* S (malloc'd) cut to WIDTH columns (UTF-8 code points), the last one a
- * `…`; NULL when out of memory (S freed) */
-static char *cut_width(char *s, int width)
+ * `…` (with ASCII the last three "..."); NULL when out of memory (S freed) */
+static char *cut_width(char *s, int width, bool ascii)
 {
+	const char *mark = av_cut_mark(ascii);
+	int mcols = ascii ? 3 : 1;
 	int cols = 0;
 	char *p, *n;
 	size_t keep = 0;
@@ -127,19 +139,19 @@ static char *cut_width(char *s, int width)
 	for (p = s; *p; p++) {
 		if (((unsigned char)*p & 0xc0) == 0x80)
 			continue;
-		if (cols == width - 1)
+		if (cols == width - mcols)
 			keep = (size_t)(p - s);
 		if (++cols > width)
 			break;
 	}
 	if (!*p)
 		return s;
-	n = realloc(s, keep + sizeof(GLYPH_CUT));
+	n = realloc(s, keep + strlen(mark) + 1);
 	if (!n) {
 		free(s);
 		return NULL;
 	}
-	memcpy(n + keep, GLYPH_CUT, sizeof(GLYPH_CUT));
+	strcpy(n + keep, mark);
 	return n;
 }
 
@@ -234,7 +246,7 @@ static char *end_value(struct vbuf *b, const struct args_fmt *fmt)
 		free(b->s);
 		return NULL;
 	}
-	return fmt->mode == ARGS_FMT_VERBOSE ? b->s : cut_width(b->s, fmt->max_width);
+	return fmt->mode == ARGS_FMT_VERBOSE ? b->s : cut_width(b->s, fmt->max_width, fmt->ascii);
 }
 
 static struct av_ctx av_ctx_of(const struct args_btf *ab, const struct args_fmt *fmt)
@@ -244,6 +256,7 @@ static struct av_ctx av_ctx_of(const struct args_btf *ab, const struct args_fmt 
 		.dump = ab ? ab->dump : NULL,
 		.dump_out = ab ? (FILE **)&ab->dump_out : NULL,
 		.verbose = fmt->mode == ARGS_FMT_VERBOSE,
+		.ascii = fmt->ascii,
 	};
 }
 
@@ -258,26 +271,39 @@ char *args_render_value(const struct args_btf *ab, uint32_t type_id, const void 
 	if (!c.btf)
 		fputs("?", b.f);
 	else if (!av_render(&c, b.f, type_id, data, len) && trunc)
-		fputs(GLYPH_CUT, b.f);
+		fputs(av_cut_mark(fmt->ascii), b.f);
 	return end_value(&b, fmt);
 }
 
-char *args_type_name(const struct args_btf *ab, uint32_t type_id)
+/* TYPE_ID's C name from libbpf's declaration printer, made once per id */
+static const char *type_name(struct args_btf *ab, uint32_t type_id)
 {
 	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "");
 	struct vbuf b;
 
-	if (!ab || !ab->dump || !btf__type_by_id(ab->btf, type_id) || begin_value(&b))
+	if (!ab || !ab->dump || !btf__type_by_id(ab->btf, type_id))
 		return NULL;
-	((struct args_btf *)ab)->dump_out = b.f;
+	if (!ab->tnames && !(ab->tnames = calloc(btf__type_cnt(ab->btf), sizeof(*ab->tnames))))
+		return NULL;
+	if (ab->tnames[type_id] || begin_value(&b))
+		return ab->tnames[type_id];
+	ab->dump_out = b.f;
 	if (btf_dump__emit_type_decl(ab->dump, type_id, &o) < 0)
 		fputs("?", b.f);
-	((struct args_btf *)ab)->dump_out = NULL;
+	ab->dump_out = NULL;
 	if (fclose(b.f)) {
 		free(b.s);
 		return NULL;
 	}
-	return b.s;
+	return ab->tnames[type_id] = b.s;
+}
+
+char *args_type_name(const struct args_btf *ab, uint32_t type_id)
+{
+	/* the cache is the loaded BTF's, not part of what callers see */
+	const char *n = type_name((struct args_btf *)ab, type_id);
+
+	return n ? strdup(n) : NULL;
 }
 
 /* the item takes VALUE (malloc'd) */
@@ -393,11 +419,12 @@ static void arg_value(FILE *f, const struct av_ctx *c, const struct rs_arg_desc 
 
 	switch (d->kind) {
 	case RS_ARG_STR:
-		av_quoted(f, (const char *)p, strnlen((const char *)p, d->len));
+		av_quoted(f, (const char *)p, strnlen((const char *)p, d->len), c->ascii);
 		break;
 	case RS_ARG_VARARG:
 		if ((d->flags & RS_ARGF_STRISH) && d->len > 8)
-			av_quoted(f, (const char *)p + 8, strnlen((const char *)p + 8, d->len - 8u));
+			av_quoted(f, (const char *)p + 8, strnlen((const char *)p + 8, d->len - 8u),
+				  c->ascii);
 		else
 			raw_bytes(f, p, d->len < 8 ? d->len : 8, false);
 		break;
@@ -419,7 +446,7 @@ static void arg_value(FILE *f, const struct av_ctx *c, const struct rs_arg_desc 
 		raw_bytes(f, p, d->len, true);
 	}
 	if ((d->flags & RS_ARGF_TRUNC) && !cut)
-		fputs(GLYPH_CUT, f);
+		fputs(av_cut_mark(c->ascii), f);
 }
 
 static enum args_state desc_state(const struct rs_arg_desc *d)
@@ -443,9 +470,19 @@ static int add_arg(struct args_list *l, const struct args_btf *ab, const struct 
 	struct vbuf b;
 	int ret;
 
+	if (d->kind == RS_ARG_NONE && st == ARGS_OK) {
+		st = ARGS_ERR;   /* no bytes and no reason: nothing to show */
+	}
 	if (st != ARGS_OK) {
 		ret = args_list_add_text(l, s->name, type, NULL, st, d->err);
 		free(type);
+		/* the recorder found no way to capture this type (-EDOM) */
+		if (!ret && d->kind == RS_ARG_NONE) {
+			free(l->items[l->n - 1].value);
+			l->items[l->n - 1].value = strdup("(unsupported type)");
+			if (!l->items[l->n - 1].value)
+				ret = -1;
+		}
 	} else {
 		if (begin_value(&b)) {
 			free(type);

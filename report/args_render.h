@@ -28,6 +28,8 @@ struct args_fmt {
 	enum args_fmt_mode mode;  /* -C args.fmt-mode */
 	int max_width;            /* -C args.fmt-max-arg-width: columns per value,
 				   * 0 = no limit (verbose mode never cuts) */
+	bool ascii;               /* plain ASCII (JSON): "..." for `…`, bytes >= 0x80
+				   * of strings escaped as \xNN */
 };
 
 /* the recording's BTF and per-function prototype table */

@@ -60,7 +60,12 @@ void av_smart_int(FILE *f, uint64_t v, bool is_signed)
 		fprintf(f, "0x%" PRIx64, v);
 }
 
-void av_quoted(FILE *f, const char *s, size_t len)
+const char *av_cut_mark(bool ascii)
+{
+	return ascii ? "..." : "\u2026";
+}
+
+void av_quoted(FILE *f, const char *s, size_t len, bool ascii)
 {
 	fputc('\'', f);
 	for (size_t i = 0; i < len; i++) {
@@ -72,7 +77,7 @@ void av_quoted(FILE *f, const char *s, size_t len)
 			fputs("\\n", f);
 		else if (ch == '\t')
 			fputs("\\t", f);
-		else if (ch < 0x20 || ch == 0x7f)
+		else if (ch < 0x20 || ch == 0x7f || (ascii && ch >= 0x80))
 			fprintf(f, "\\x%02x", ch);
 		else
 			fputc(ch, f);   /* UTF-8 bytes pass through */
@@ -83,7 +88,7 @@ void av_quoted(FILE *f, const char *s, size_t len)
 static void cut(struct walk *w)
 {
 	if (!w->cut)
-		fputs("\u2026", w->f);
+		fputs(av_cut_mark(w->c->ascii), w->f);
 	w->cut = true;
 }
 
@@ -228,7 +233,7 @@ static void walk_array(struct walk *w, const struct btf_type *t, size_t off)
 		const char *s = (const char *)w->base + off;
 		size_t l = strnlen(s, n);
 
-		av_quoted(w->f, s, l);
+		av_quoted(w->f, s, l, w->c->ascii);
 		if (l == n && n < a->nelems)
 			cut(w);
 		return;

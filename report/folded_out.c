@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "folded_out.h"
+#include "ustack_folded.h"
 
 struct fold_ent {
 	struct fold_ent *next;
@@ -99,11 +100,14 @@ static int add(struct folded_out *f, const char *key, size_t len, uint64_t w)
 static int folded_out_session(struct folded_out *f, const struct rp_session *s)
 {
 	const struct rs_rec_session_end *e = s->e;
+	const struct us_stack *us = ustack_res_get(f->env->ures, s);
 	size_t len = 0;
 	char nb[32];
 
 	if (!e->nframes)
 		return 0;
+	if (us && ustack_folded(us, &f->buf, &f->cap, &len))   /* -U: user frames at the root */
+		return -1;
 	for (int i = 0; i < e->nframes; i++) {
 		const char *name = rp_func_name(f->env, e->frames[i].func_id, nb, sizeof(nb));
 		size_t nl = strlen(name);
@@ -117,7 +121,7 @@ static int folded_out_session(struct folded_out *f, const struct rp_session *s)
 			f->buf = b;
 			f->cap = cap;
 		}
-		if (i)
+		if (len)
 			f->buf[len++] = ';';
 		for (size_t k = 0; k < nl; k++)   /* ';' and ' ' would break the format */
 			f->buf[len++] = (name[k] == ';' || name[k] == ' ') ? '_' : name[k];

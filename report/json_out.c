@@ -13,6 +13,7 @@
 #include "probe_ctx.h"
 #include "result_fmt.h"
 #include "stack_view.h"
+#include "ustack_json.h"
 
 struct json_out {
 	struct rp_env *env;
@@ -144,7 +145,7 @@ static void put_call_args(struct json_out *j, const struct rp_session *s, uint32
 			  uint32_t func_id)
 {
 	/* values whole: a width limit is for the terminal */
-	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0, .ascii = true };
 	struct args_list l = {0};
 	bool have = s->nargs && rp_call_args(j->env, s, seq_id, func_id, &fmt, &l);
 
@@ -431,6 +432,7 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 {
 	struct symbolizer *sym = rp_symbolizer(j->env);
 	struct json_writer *w = &j->w;
+	const struct us_stack *us;
 
 	merge_stacks(j, s, sym);
 	jw_obj_begin(w);
@@ -454,6 +456,10 @@ static int json_out_session(struct json_out *j, const struct rp_session *s)
 	for (size_t i = 0; i < s->nlbrs; i++)
 		put_lbrs(j, sym, s->lbrs[i]);
 	jw_arr_end(w);
+	if ((us = ustack_res_get(j->env->ures, s))) {   /* recorded with -U */
+		jw_key(w, "user_stack");
+		ustack_json_put(w, us);
+	}
 	jw_obj_end(w);
 	jw_newline(w);
 	return jw_error(w);

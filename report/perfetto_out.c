@@ -319,7 +319,7 @@ static void put_session_slice(struct perfetto_out *p, const struct rp_session *s
 static void put_call_args(struct perfetto_out *p, const struct rp_session *s,
 			  const struct slice *sl)
 {
-	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0, .ascii = true };
 	struct args_list l = {0};
 	char key[64];
 

@@ -267,7 +267,8 @@ static struct rp *rp_init(struct rp *p, const struct rp_env *t, char *err, size_
 
 	p->env = *t;
 	p->env.sym = NULL;
-	p->ures = ustack_res_new(cfg->opts.symfs, cfg->opts.symb, cfg->msgs, cfg->prog);
+	p->ures = ustack_res_new(cfg->opts.symfs, cfg->opts.symb, cfg->msgs, cfg->prog,
+				 cfg->opts.verbose);
 	p->env.ures = p->ures;
 	for (size_t k = 0; k < p->nsrc; k++)
 		p->src[k].env.ures = p->ures;

@@ -333,7 +333,8 @@ static int feed_end(struct rp_asm *a, const struct rs_rec_hdr *h, uint64_t id)
 		return 0;
 	}
 	s.ustack = us;
-	s.umaps = us && a->umaps ? us_mapstore_find(a->umaps, us->pid, a->e.end_ts) : NULL;
+	s.umaps = us && a->umaps ? us_mapstore_find(a->umaps, us->pid, a->e.end_ts,
+								    us->regs[16]) : NULL;
 	st = *slot(a, id);
 	if (st) {
 		s.started = st->started;

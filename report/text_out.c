@@ -123,6 +123,7 @@ static void render_trace(struct text_out *t, const struct rp_session *s)
 	if (!t->opts.show_stack && (us = ustack_res_get(t->env->ures, s))) {
 		struct sv_opts so = { .emit_addrs = t->opts.emit_addrs, .dec_offs = t->opts.dec_offs };
 
+		fputc('\n', t->out);
 		ustack_view_print(t->out, us, &so);
 	}
 	if (s->trace_overflow)

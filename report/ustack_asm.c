@@ -114,8 +114,10 @@ int us_pending_add(struct us_pending *p, const struct rs_rec_hdr *h)
 	if ((old = us_pending_take(p, u->sess_id)))
 		free(old);   /* the newer capture of the same session wins */
 	while (p->n && (p->n >= US_MAX_PENDING || p->bytes + u->hdr.size > US_MAX_PENDING_BYTES)) {
-		free(p->v[0]);
+		struct rs_rec_ustack *gone = p->v[0];
+
 		remove_at(p, 0);
+		free(gone);
 		over = 1;
 	}
 	p->v[p->n++] = u;

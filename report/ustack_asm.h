@@ -54,9 +54,13 @@ struct us_mapstore;
 struct us_mapstore *us_mapstore_new(void);
 /* a UMAPS record: validated and kept as its pid's newest version */
 int us_mapstore_add(struct us_mapstore *m, const struct rs_rec_hdr *h);
-/* pid's maps as of time ts: the newest version read at or before ts,
- * else the oldest one (read later); NULL when the pid has none */
-const struct us_maps *us_mapstore_find(const struct us_mapstore *m, uint32_t pid, uint64_t ts);
+/* pid's maps as of time ts for a stack at ip: among the versions with a
+ * mapping covering ip (all of them when none does), the newest read at
+ * or before ts, else the oldest read after it (a recorder reads the maps
+ * again when a captured IP falls outside the ones it has, i.e. after the
+ * session: an exec); NULL when the pid has none */
+const struct us_maps *us_mapstore_find(const struct us_mapstore *m, uint32_t pid, uint64_t ts,
+				       uint64_t ip);
 void us_mapstore_free(struct us_mapstore *m);
 
 #endif

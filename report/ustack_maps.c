@@ -109,23 +109,44 @@ int us_mapstore_add(struct us_mapstore *m, const struct rs_rec_hdr *h)
 	return over ? US_ADD_OVER : US_ADD_OK;
 }
 
-const struct us_maps *us_mapstore_find(const struct us_mapstore *m, uint32_t pid, uint64_t ts)
+static bool covers(const struct us_maps *v, uint64_t ip)
+{
+	for (uint32_t i = 0; i < v->rec->nmaps; i++)
+		if (ip >= v->rec->maps[i].start && ip < v->rec->maps[i].end)
+			return true;
+	return false;
+}
+
+/* the newest version at or before ts, else the oldest after it, among
+ * those covering ip (any when need_cover is false) */
+static const struct us_maps *pick(const struct pid_maps *pm, uint64_t ts, uint64_t ip,
+				  bool need_cover)
+{
+	const struct us_maps *before = NULL, *after = NULL;
+
+	for (size_t i = 0; i < pm->n; i++) {
+		const struct us_maps *v = &pm->v[i];
+
+		if (need_cover && !covers(v, ip))
+			continue;
+		if (v->rec->ts <= ts && (!before || v->rec->ts >= before->rec->ts))
+			before = v;
+		else if (v->rec->ts > ts && (!after || v->rec->ts < after->rec->ts))
+			after = v;
+	}
+	return before ? before : after;
+}
+
+const struct us_maps *us_mapstore_find(const struct us_mapstore *m, uint32_t pid, uint64_t ts,
+				       uint64_t ip)
 {
 	const struct pid_maps *pm = find_pid(m, pid, NULL);
-	const struct us_maps *best = NULL;
+	const struct us_maps *v;
 
 	if (!pm || !pm->n)
 		return NULL;
-	for (size_t i = 0; i < pm->n; i++)
-		if (pm->v[i].rec->ts <= ts && (!best || pm->v[i].rec->ts >= best->rec->ts))
-			best = &pm->v[i];
-	if (best)
-		return best;
-	best = &pm->v[0];
-	for (size_t i = 1; i < pm->n; i++)
-		if (pm->v[i].rec->ts < best->rec->ts)
-			best = &pm->v[i];
-	return best;
+	v = pick(pm, ts, ip, true);
+	return v ? v : pick(pm, ts, ip, false);
 }
 
 void us_mapstore_free(struct us_mapstore *m)

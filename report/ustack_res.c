@@ -11,9 +11,10 @@
 #include "ustack_res.h"
 #include "ustack_unwind.h"
 
-#define MAX_PROCS 8
+#define MAX_PROCS 32
 #define MAX_FILES 256
 #define MAX_DW_FRAMES 16
+#define SYM_CACHE 1024          /* resolved frames kept (direct-mapped) */
 
 struct ufile {
 	char *path;
@@ -27,16 +28,27 @@ struct ufile {
 struct uproc {
 	uint64_t serial;        /* us_maps serial; 0 = free slot */
 	struct uw_map *maps;
-	struct ufile **files;   /* per map (NULL: no build-id, not searched) */
+	struct ufile **files;   /* per map (NULL: not a file, or too many files) */
+	char **paths;           /* per map: the recorded path */
+	char (*bids)[41];       /* per map: the recorded build-id in hex */
 	size_t n;
 	struct ustack_unwinder *uw;
 };
 
+struct sym_ent {
+	const struct ufile *uf;
+	uint64_t va;
+	bool is_ret;
+	struct us_frame f;      /* its fields from has_name on */
+};
+
 struct ustack_res {
+	struct sym_ent *cache[SYM_CACHE];
 	char *symfs;
 	enum symb_mode mode;
 	FILE *msgs;
 	const char *prog;
+	int verbose;
 	struct ufile *files[MAX_FILES];
 	size_t nfiles;
 	struct uproc procs[MAX_PROCS];
@@ -48,7 +60,7 @@ struct ustack_res {
 };
 
 struct ustack_res *ustack_res_new(const char *symfs, enum symb_mode mode, FILE *msgs,
-				  const char *prog)
+				  const char *prog, int verbose)
 {
 	struct ustack_res *r = calloc(1, sizeof(*r));
 
@@ -61,6 +73,7 @@ struct ustack_res *ustack_res_new(const char *symfs, enum symb_mode mode, FILE *
 	r->mode = mode;
 	r->msgs = msgs;
 	r->prog = prog ? prog : "retsnoop";
+	r->verbose = verbose;
 	return r;
 }
 
@@ -86,6 +99,9 @@ static struct ufile *file_get(struct ustack_res *r, const char *path, const stru
 		fprintf(r->msgs, "%s: note: %s%s\n", r->prog, f->uf.why,
 			f->uf.dbg ? "; names from its debug file" : "; its user frames are shown as "
 			"path+offset (--symfs DIR finds a copy)");
+	else if (r->verbose && r->msgs)
+		fprintf(r->msgs, "%s: user binary %s: %s, debug info %s\n", r->prog, path, f->uf.bin,
+			f->uf.dbg ? f->uf.dbg : "none");
 	r->files[r->nfiles++] = f;
 	return f;
 }
@@ -116,6 +132,10 @@ static void file_free(struct ufile *f)
 static void proc_clear(struct uproc *p)
 {
 	uw_free(p->uw);
+	for (size_t i = 0; p->paths && i < p->n; i++)
+		free(p->paths[i]);
+	free(p->paths);
+	free(p->bids);
 	free(p->maps);
 	free(p->files);
 	memset(p, 0, sizeof(*p));
@@ -128,7 +148,9 @@ static int proc_fill(struct ustack_res *r, struct uproc *p, const struct us_maps
 	p->n = rec->nmaps;
 	p->maps = calloc(p->n ? p->n : 1, sizeof(*p->maps));
 	p->files = calloc(p->n ? p->n : 1, sizeof(*p->files));
-	if (!p->maps || !p->files)
+	p->paths = calloc(p->n ? p->n : 1, sizeof(*p->paths));
+	p->bids = calloc(p->n ? p->n : 1, sizeof(*p->bids));
+	if (!p->maps || !p->files || !p->paths || !p->bids)
 		return -1;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct rs_umap *m = &rec->maps[i];
@@ -136,6 +158,9 @@ static int proc_fill(struct ustack_res *r, struct uproc *p, const struct us_maps
 		struct ufile *f = path[0] == '/' ? file_get(r, path, m) : NULL;
 
 		p->files[i] = f;
+		if (!(p->paths[i] = strdup(path)))
+			return -1;
+		dwarf_build_id_hex(m->build_id, m->build_id_len, p->bids[i]);
 		p->maps[i] = (struct uw_map){ .start = m->start, .end = m->end, .pgoff = m->pgoff,
 					      .bin = f ? f->uf.bin : NULL,
 					      .dbg = f ? f->uf.dbg : NULL };
@@ -191,10 +216,46 @@ static void frame_dwarf(struct ustack_res *r, struct dwarf_sym *ds, uint64_t a, 
 		copy_src(&f->inlines[f->ninlines++], &fr[i]);
 }
 
-static void frame_resolve(struct ustack_res *r, struct uproc *p, struct us_frame *f)
+/* names, lines and inlines of a frame at link-time address va of uf;
+ * the same return address recurs in nearly every session of a program,
+ * and libdwfl's symbol lookup is a linear scan: cached */
+static void frame_symbols(struct ustack_res *r, struct uproc *p, struct ufile *uf, uint64_t va,
+			  struct us_frame *f)
 {
+	const size_t part = sizeof(*f) - offsetof(struct us_frame, has_name);
+	size_t h = (size_t)(((uintptr_t)uf >> 4) ^ va * 0x9e3779b97f4a7c15ULL ^ f->is_ret) % SYM_CACHE;
+	struct sym_ent *e = r->cache[h];
 	uint64_t look = f->ip - f->is_ret, off;
 	const char *name;
+
+	if (e && e->uf == uf && e->va == va && e->is_ret == f->is_ret) {
+		memcpy(&f->has_name, &e->f.has_name, part);
+		return;
+	}
+	if ((name = uw_symbol(p->uw, look, &off))) {   /* without its @VERSION */
+		snprintf(f->name, sizeof(f->name), "%.*s", (int)strcspn(name, "@"), name);
+		f->has_name = f->has_off = true;
+		f->name_off = off + f->is_ret;
+	}
+	if (file_dwarf(r, uf)) {
+		if (!f->has_name && (name = dwarf_sym_elf_name(uf->ds, va))) {
+			snprintf(f->name, sizeof(f->name), "%s", name);
+			f->has_name = true;
+		}
+		if (r->mode != SYMB_NONE)
+			frame_dwarf(r, uf->ds, va, f);
+	}
+	if (!e && !(e = r->cache[h] = malloc(sizeof(*e))))
+		return;
+	e->uf = uf;
+	e->va = va;
+	e->is_ret = f->is_ret;
+	memcpy(&e->f.has_name, &f->has_name, part);
+}
+
+static void frame_resolve(struct ustack_res *r, struct uproc *p, struct us_frame *f)
+{
+	uint64_t look = f->ip - f->is_ret;
 	struct ufile *uf;
 	struct uw_map *m = NULL;
 	size_t i;
@@ -205,26 +266,13 @@ static void frame_resolve(struct ustack_res *r, struct uproc *p, struct us_frame
 	if (!m)
 		return;
 	uf = p->files[--i];
-	f->module = uf ? uf->path : "";
-	if (uf)
-		dwarf_build_id_hex(uf->bid, uf->bidlen, f->build_id);
+	f->module = p->paths[i];
+	memcpy(f->build_id, p->bids[i], sizeof(f->build_id));
 	f->offset = f->ip - m->start + m->pgoff;
 	f->found = uf && (uf->uf.bin || uf->uf.dbg) && m->has_bias;
 	if (!f->found)
 		return;
-	if ((name = uw_symbol(p->uw, look, &off))) {   /* without its @VERSION */
-		snprintf(f->name, sizeof(f->name), "%.*s", (int)strcspn(name, "@"), name);
-		f->has_name = f->has_off = true;
-		f->name_off = off + f->is_ret;
-	}
-	if (file_dwarf(r, uf)) {
-		if (!f->has_name && (name = dwarf_sym_elf_name(uf->ds, look - m->bias))) {
-			snprintf(f->name, sizeof(f->name), "%s", name);
-			f->has_name = true;
-		}
-		if (r->mode != SYMB_NONE)
-			frame_dwarf(r, uf->ds, look - m->bias, f);
-	}
+	frame_symbols(r, p, uf, look - m->bias, f);
 }
 
 static void resolve(struct ustack_res *r, const struct rp_session *s)
@@ -302,6 +350,8 @@ void ustack_res_free(struct ustack_res *r)
 		proc_clear(&r->procs[i]);
 	for (size_t i = 0; i < r->nfiles; i++)
 		file_free(r->files[i]);
+	for (size_t i = 0; i < SYM_CACHE; i++)
+		free(r->cache[i]);
 	free(r->symfs);
 	free(r);
 }

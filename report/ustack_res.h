@@ -21,7 +21,7 @@
 struct us_frame {
 	uint64_t ip;             /* return address, except the first (exact) frame */
 	bool is_ret;             /* looked up at ip - 1 */
-	const char *module;      /* recorded path; NULL when no mapping covers ip */
+	const char *module;      /* recorded path ("[vdso]"...); NULL when no mapping covers ip */
 	char build_id[41];       /* hex, "" when none recorded */
 	uint64_t offset;         /* file offset: ip - map start + map pgoff */
 	bool found;              /* a file with the recorded build-id was found */
@@ -47,9 +47,9 @@ struct us_stack {
 struct ustack_res;
 
 /* symfs: --symfs DIR or NULL; notes (a binary not found, once each) go
- * to msgs as "PROG: note: ..." */
+ * to msgs as "PROG: note: ...", and with verbose the files used */
 struct ustack_res *ustack_res_new(const char *symfs, enum symb_mode mode, FILE *msgs,
-				  const char *prog);
+				  const char *prog, int verbose);
 /* s's user stack, or NULL when s has none (or r is NULL, or out of
  * memory); valid until the next call */
 const struct us_stack *ustack_res_get(struct ustack_res *r, const struct rp_session *s);

@@ -17,8 +17,8 @@ static void sep_label(char *buf, size_t len, const struct us_stack *st)
 		what = tmp;
 	} else if (st->no_maps)
 		what = ": no memory maps recorded, addresses only";
-	else if (st->flags & RS_USTACKF_SHORT)
-		what = " (copy cut short at an unreadable page)";
+	else if ((st->flags & RS_USTACKF_SHORT) && (st->note[0] || st->truncated))
+		what = " (copy cut short at an unreadable page)";   /* else it held every frame */
 	snprintf(buf, len, "----- user stack%s", what);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mkcorpus.sh DIR - writes the fuzz seed corpus into DIR/reader and
 # DIR/report: the small synthetic recordings the golden tests make
-# (build/golden*, made first when missing), heads of the committed real VM
+# (build/golden*, made first when missing), the -U self-capture ones
+# (build/ustack-test), heads of the committed real VM
 # recordings (tests/golden/data, tests/dwarf/data), the compact-END ones
 # (build/golden/compact), truncated and
 # byte-damaged variants of each; report seeds carry a leading byte that
@@ -18,9 +19,12 @@ if ! ls build/golden/*.rsrec build/golden-filters/*.rsrec build/golden-views/*.r
 	tests/golden/run_args.sh >/dev/null 2>&1 || true
 	tests/golden/run_probes.sh >/dev/null 2>&1 || true
 fi
+# -U user stacks: the host self-capture recordings (tests/ustack/run.sh)
+ls build/ustack-test/*.rsr >/dev/null 2>&1 || tests/ustack/run.sh >/dev/null 2>&1 || true
 n=0
-for f in build/golden/*.rsrec build/golden/compact/*.rsrec build/golden-filters/*.rsrec \
-	 build/golden-views/*.rsrec build/golden-args/*.rsrec build/golden-probes/*.rsrec; do
+for f in build/ustack-test/*.rsr build/golden/*.rsrec build/golden/compact/*.rsrec \
+	 build/golden-filters/*.rsrec build/golden-views/*.rsrec \
+	 build/golden-args/*.rsrec build/golden-probes/*.rsrec; do
 	[ -f "$f" ] || continue
 	sz=$(stat -c %s "$f")
 	[ "$sz" -le 65536 ] || [ "${f##*/}" = flight.rsrec ] || continue   # the ring's one seed

@@ -5,8 +5,12 @@
  * and FUNC_ARGS records: structs by pointer, strings, NULL, a read fault,
  * a stack argument fentry could not read, a budget cut, varargs, a
  * function without BTF (raw registers), a malformed record. args-nobtf
- * has the same records without the blobs; args-badbtf a broken blob. */
+ * has the same records without the blobs; args-badbtf a broken blob.
+ * `mkrec_args OUTDIR NSESS` writes args-many.rsrec instead: NSESS sessions
+ * like those (malformed record left out), and args-many-bare.rsrec, the
+ * same sessions without FUNC_ARGS records or blobs (bench/args_render.sh). */
 #include <bpf/btf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +122,9 @@ struct argrec {
 };
 
 static struct argrec A;
+static bool with_args = true;      /* write FUNC_ARGS records */
+static bool malformed = true;      /* and the malformed one */
+static uint64_t sess_off, ts_off;  /* per repeated session pair */
 
 static void a_begin(uint64_t sess, uint32_t seq, uint32_t func_id)
 {
@@ -144,6 +151,8 @@ static void a_add(uint8_t kind, uint8_t flags, int16_t err, const void *p, size_
 
 static void a_emit(struct rsf_writer *w)
 {
+	if (!with_args)
+		return;
 	A.r.hdr.size = (uint32_t)(sizeof(A.r) + A.r.data_len);
 	rb_add(w, &A, A.r.hdr.size);
 }
@@ -156,7 +165,7 @@ static void u64s(uint8_t *p, uint64_t v)
 /* an openat that fails in do_filp_open: -T records and arguments */
 static void session_openat(struct rsf_writer *w)
 {
-	uint64_t sess = 101, t0 = 5000000000ULL;
+	uint64_t sess = 101 + sess_off, t0 = 5000000000ULL + ts_off;
 	uint8_t regs[16], how[24] = {0}, fname[24] = {0}, of[20] = {0};
 	int32_t dfd = -100, flags = 0x241, acc = 0x24, intent = 0x300;
 	uint16_t mode = 0644;
@@ -203,7 +212,8 @@ static void session_openat(struct rsf_writer *w)
 	a_begin(sess, 3, F_PATH);
 	a_add(RS_ARG_RAW, 0, 0, &dfd, 8);
 	A.r.args[0].len = 200;
-	a_emit(w);
+	if (malformed)
+		a_emit(w);
 	rb_trace(w, sess, true, t0 + 9000, 4, F_PATH, 4, ERR(13), 5000);
 	rb_trace(w, sess, true, t0 + 9500, 5, F_FILP, 3, ERR(13), 6500);
 	rb_trace(w, sess, true, t0 + 9800, 6, F_OPENAT2, 2, ERR(13), 7800);
@@ -226,7 +236,7 @@ static void session_openat(struct rsf_writer *w)
  * stack arguments and a budget cut */
 static void session_misc(struct rsf_writer *w)
 {
-	uint64_t sess = 102, t0 = 6000000000ULL, a[8];
+	uint64_t sess = 102 + sess_off, t0 = 6000000000ULL + ts_off, a[8];
 	int32_t level = 3;
 	uint8_t slot[8 + 5];
 
@@ -274,7 +284,7 @@ static void session_misc(struct rsf_writer *w)
 /* ------------------------------------------------------------------ file */
 enum blobs { WITH_BTF, NO_BLOBS, BAD_BTF };
 
-static void write_rec(const char *dir, const char *name, enum blobs which)
+static void write_rec(const char *dir, const char *name, enum blobs which, unsigned nsess)
 {
 	static const uint8_t junk[40] = { 0x9f, 0xeb, 1, 0, 24, 0, 0, 0, 0xff, 0xff };
 	struct rsf_ksym ks[NKS];
@@ -310,9 +320,13 @@ static void write_rec(const char *dir, const char *name, enum blobs which)
 		fprintf(stderr, "mkrec_args: %s\n", err);
 		exit(1);
 	}
-	session_openat(w);
-	session_misc(w);
-	st.bpf.sessions_emitted = 2;
+	for (unsigned k = 0; k < nsess; k++) {
+		sess_off = 2 * (uint64_t)k;
+		ts_off = 2000000000ULL * k;
+		session_openat(w);
+		session_misc(w);
+	}
+	st.bpf.sessions_emitted = 2 * nsess;
 	st.chunks_written = 1;
 	st.funcs_attached = NTRACED;
 	rb_close(w, &st);
@@ -322,12 +336,21 @@ static void write_rec(const char *dir, const char *name, enum blobs which)
 int main(int argc, char **argv)
 {
 	rb_prog = "mkrec_args";
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkrec_args OUTDIR\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: mkrec_args OUTDIR [NSESS]\n");
 		return 2;
 	}
-	write_rec(argv[1], "args.rsrec", WITH_BTF);
-	write_rec(argv[1], "args-nobtf.rsrec", NO_BLOBS);
-	write_rec(argv[1], "args-badbtf.rsrec", BAD_BTF);
+	if (argc == 3) {
+		unsigned n = (unsigned)strtoul(argv[2], NULL, 10);
+
+		malformed = false;
+		write_rec(argv[1], "args-many.rsrec", WITH_BTF, n);
+		with_args = false;
+		write_rec(argv[1], "args-many-bare.rsrec", NO_BLOBS, n);
+		return 0;
+	}
+	write_rec(argv[1], "args.rsrec", WITH_BTF, 1);
+	write_rec(argv[1], "args-nobtf.rsrec", NO_BLOBS, 1);
+	write_rec(argv[1], "args-badbtf.rsrec", BAD_BTF, 1);
 	return 0;
 }

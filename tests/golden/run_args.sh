@@ -64,4 +64,38 @@ if out=$(python3 "$CHECK" perfetto "$WORK/trace.json" 2>&1); then
 else
 	golden_bad "perfetto-check: $out"
 fi
+
+# rendering needs no BTF of the host: the same output with the host's
+# /sys/kernel/btf hidden behind an empty tmpfs in a mount namespace, for
+# the synthetic recording and for every committed -A VM recording
+# (tests/golden/data/*args*.rsr); needs root (unshare -m): said and not
+# counted otherwise
+hidden_btf_same() {  # NAME ARGS...
+	local name=$1; shift
+	TZ=UTC "$REPORT" "$@" >"$WORK/$name.shown" 2>&1
+	# shellcheck disable=SC2016
+	TZ=UTC unshare -m sh -c 'mount -t tmpfs -o size=64k none /sys/kernel/btf &&
+		[ -z "$(ls -A /sys/kernel/btf)" ] || { echo "BTF not hidden"; exit 99; }
+		exec "$@"' sh "$REPORT" "$@" >"$WORK/$name.hidden" 2>&1
+	if [ ! -s "$WORK/$name.shown" ]; then
+		golden_bad "$name: no output"
+	elif diff -u "$WORK/$name.shown" "$WORK/$name.hidden" >"$WORK/$name.diff"; then
+		golden_ok
+	else
+		golden_bad "$name: the output changed with the host's BTF hidden:"
+		head -c 4000 "$WORK/$name.diff"
+	fi
+}
+if [ -d /sys/kernel/btf ] && unshare -m true 2>/dev/null; then
+	hidden_btf_same nobtf-host-compact args.rsrec
+	hidden_btf_same nobtf-host-verbose -T -C args.fmt-mode=verbose args.rsrec
+	hidden_btf_same nobtf-host-json --format json args.rsrec
+	for r in "$ROOT"/tests/golden/data/*args*.rsr; do
+		[ -f "$r" ] || continue
+		hidden_btf_same "nobtf-host-$(basename "$r" .rsr)" -sn "$r"
+		hidden_btf_same "nobtf-host-$(basename "$r" .rsr)-json" -sn --format json "$r"
+	done
+else
+	echo "golden-args: note: no mount namespace (needs root): host-BTF-hidden checks not run" >&2
+fi
 golden_done

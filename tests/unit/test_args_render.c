@@ -259,10 +259,11 @@ static void test_states(void)
 	rb_add(&b, RS_ARG_VALUE, 0, 0, &x, 8);
 	rb_add(&b, RS_ARG_PTR_DATA, RS_ARGF_ERR, -9999, NULL, 0);
 	rb_add(&b, RS_ARG_VALUE, RS_ARGF_UNAVAIL, 0, NULL, 0);
+	rb_add(&b, RS_ARG_NONE, RS_ARGF_ERR, -33, NULL, 0);
 	b.r.flags = RS_ARGS_BUDGET;
 	s = render(&b, ARGS_FMT_COMPACT, 120);
 	CHECK_STR(s, "foo=NULL path=<ERR:-EFAULT> flags=0 size=0 in={} cnt=<ERR:-9999> "
-		  "col=(unavailable: on the stack, fentry) a7=(trunc) v=(trunc)");
+		  "col=(unavailable: on the stack, fentry) a7=(unsupported type) v=(trunc)");
 	free(s);
 }
 
@@ -279,6 +280,33 @@ static void test_truncated(void)
 	s = render(&b, ARGS_FMT_COMPACT, 0);
 	CHECK_STR(s, "foo=&{.a=5,.c=GREEN,.name='h'\u2026} path='/very/long'\u2026");
 	free(s);
+}
+
+/* JSON takes plain ASCII: "..." for the cut mark, high bytes escaped */
+static void test_ascii(void)
+{
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 8, .ascii = true };
+	struct args_list l = {0};
+	struct foo_v foo = FOO;
+	struct rb b;
+
+	rb_init(&b, 0);
+	rb_add(&b, RS_ARG_PTR_DATA, 0, 0, &foo, 9);
+	rb_add(&b, RS_ARG_STR, RS_ARGF_TRUNC, 0, "caf\xc3\xa9", 5);
+	CHECK(args_render_rec(AB, &b.r, &fmt, &l) == 0);
+	CHECK_INT(l.n, 2);
+	if (l.n == 2) {
+		CHECK_STR(l.items[0].value, "&{.a=...");
+		CHECK_STR(l.items[1].value, "'caf\\...");
+	}
+	args_list_free(&l);
+	fmt.max_width = 0;
+	CHECK(args_render_rec(AB, &b.r, &fmt, &l) == 0);
+	if (l.n == 2) {
+		CHECK_STR(l.items[0].value, "&{.a=5,.c=GREEN,.name='h'...}");
+		CHECK_STR(l.items[1].value, "'caf\\xc3\\xa9'...");
+	}
+	args_list_free(&l);
 }
 
 static void test_varargs(void)
@@ -388,6 +416,99 @@ static void test_bad_btf(void)
 	args_btf_free(ab);
 }
 
+/* a blob whose types refer past the last one, or whose declarations
+ * loop, is refused before libbpf's dumper walks it (it would index its
+ * state out of bounds, or follow the loop forever) */
+static void test_hostile_btf(void)
+{
+	struct btf *b = btf__new_empty();
+	struct args_btf *ab;
+	const void *raw;
+	uint32_t size, self;
+	int i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+
+	btf__add_ptr(b, 999);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "refers to type 999"));
+	args_btf_free(ab);
+	btf__free(b);
+
+	b = btf__new_empty();
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	self = btf__type_cnt(b);
+	btf__add_const(b, (int)self + 1);           /* const -> ptr -> const ... */
+	btf__add_ptr(b, (int)self);
+	btf__add_func_proto(b, i32);
+	btf__add_func_param(b, "p", (int)self);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, (uint32_t[]){ self + 2 }, 4);
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "loops"));
+	CHECK(args_btf_proto(ab, 0) == 0);
+	args_btf_free(ab);
+	btf__free(b);
+
+	/* a struct pointing to itself is fine */
+	b = btf__new_empty();
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	self = btf__type_cnt(b);
+	btf__add_struct(b, "node", 16);
+	btf__add_field(b, "next", (int)self + 1, 0, 0);
+	btf__add_field(b, "v", i32, 64, 0);
+	btf__add_ptr(b, (int)self);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && !args_btf_error(ab));
+	args_btf_free(ab);
+	btf__free(b);
+}
+
+/* every struct, union, enum and typedef of the host's own kernel BTF
+ * (when it has one: /sys/kernel/btf/vmlinux) rendered from patterned
+ * bytes, whole and cut in half, in the compact and verbose layouts:
+ * real shapes (bitfields, anonymous members, flexible arrays, 64-bit
+ * enums, deep nesting) through the walker under ASan/UBSan */
+static void test_vmlinux_types(void)
+{
+	struct btf *v = btf__parse("/sys/kernel/btf/vmlinux", NULL);
+	struct args_fmt cf = { .mode = ARGS_FMT_COMPACT }, vf = { .mode = ARGS_FMT_VERBOSE };
+	static uint8_t buf[1 << 16];
+	struct args_btf *ab;
+	const void *raw;
+	uint32_t size, n, done = 0;
+
+	if (!v) {
+		fprintf(stderr, "  note: no /sys/kernel/btf/vmlinux: kernel types not rendered\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i % 7 ? (i * 37) ^ 0x5a : 0);
+	raw = btf__raw_data(v, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && !args_btf_error(ab));
+	n = btf__type_cnt(v);
+	for (uint32_t id = 1; ab && !args_btf_error(ab) && id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(v, id);
+		int64_t sz = btf__resolve_size(v, id);
+		char *a, *b, *c;
+
+		if (!(btf_is_composite(t) || btf_is_any_enum(t) || btf_is_typedef(t)) || sz <= 0 ||
+		    sz > (int64_t)sizeof(buf))
+			continue;
+		a = args_render_value(ab, id, buf, (size_t)sz, false, &cf);
+		b = args_render_value(ab, id, buf, (size_t)sz / 2, false, &vf);
+		c = args_type_name(ab, id);
+		CHECK(a && b && c && *a && *b && *c);
+		done += a && b && c;
+		free(a);
+		free(b);
+		free(c);
+	}
+	CHECK(done > 1000);
+	args_btf_free(ab);
+	btf__free(v);
+}
+
 static void test_items(void)
 {
 	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT };
@@ -423,11 +544,14 @@ int main(void)
 	RUN(test_width);
 	RUN(test_states);
 	RUN(test_truncated);
+	RUN(test_ascii);
 	RUN(test_varargs);
 	RUN(test_raw);
 	RUN(test_values);
 	RUN(test_bad_btf);
+	RUN(test_hostile_btf);
 	RUN(test_items);
+	RUN(test_vmlinux_types);
 	args_btf_free(AB);
 	return TEST_REPORT("test_args_render");
 }

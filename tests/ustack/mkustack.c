@@ -2,8 +2,11 @@
  * mappings) into a recording as retsnoop-record -U would write it: a
  * UMAPS record (build-ids read from the mapped files with the
  * symbolizer's reader), the USTACK record, then its SESSION_END with a
- * small synthetic kernel side. Usage: mkustack DUMP OUT.rsr [nomaps]
- * (nomaps: no UMAPS record). Exit 1 with a message on any error. */
+ * small synthetic kernel side. Usage: mkustack DUMP OUT.rsr [nomaps|trace|
+ * sessions=N|sessions-nou=N] (nomaps: no UMAPS record; trace: a -T
+ * recording, START and trace records too; sessions: N sessions of that
+ * stack, -nou: without their USTACK records, for bench/ustack_report.sh).
+ * Exit 1 with a message on any error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,31 +119,53 @@ int main(int argc, char **argv)
 	struct rsf_writer *w;
 	struct rsf_stats st;
 	struct dump d;
+	bool nomaps, trace, with_ustack = true;
+	long nsess = 1;
 
 	rb_prog = "mkustack";
 	if (argc < 3)
-		die("usage: mkustack DUMP OUT.rsr [nomaps]");
+		die("usage: mkustack DUMP OUT.rsr [nomaps|trace]");
+	nomaps = argc > 3 && !strcmp(argv[3], "nomaps");
+	trace = argc > 3 && !strcmp(argv[3], "trace");
+	if (argc > 3 && !strncmp(argv[3], "sessions", 8)) {   /* sessions[-nou]=N */
+		with_ustack = strncmp(argv[3], "sessions-nou=", 13) != 0;
+		nsess = strtol(strchr(argv[3], '=') ? strchr(argv[3], '=') + 1 : "", NULL, 10);
+		if (nsess < 1 || nsess > 10000000)
+			die("sessions=N: N from 1 to 10000000");
+	}
 	read_dump(argv[1], &d);
 	for (int i = 0; i < 4; i++)
 		ks[i] = (struct rsf_ksym){ KBASE + 0x1000 * (uint64_t)i, 'T', ksyms[i], NULL };
 	fn[0] = (struct rsf_func){ ks[2].addr, RS_FUNC_IS_ENTRY | RS_FUNC_NEEDS_SIGN_EXT, ksyms[2], NULL };
 	fn[1] = (struct rsf_func){ ks[3].addr, RS_FUNC_NEEDS_SIGN_EXT, ksyms[3], NULL };
 	rb_meta(&meta, "retsnoop-record -U", "6.1.0-test", NULL, "selfcap", KBASE, 0,
-		"kprobe-multi", RSF_FEAT_RINGBUF, RSF_MODE_STACKS);
+		"kprobe-multi", RSF_FEAT_RINGBUF, RSF_MODE_STACKS | (trace ? RSF_MODE_TRACE : 0));
 	w = rb_open(argv[2], &meta, ks, 4, NULL, 0, fn, 2);
-	if (argc < 4 || strcmp(argv[3], "nomaps"))
+	if (!nomaps)
 		add_umaps(w, &d);
-	add_ustack(w, &d);
-	rb_begin(PID, PID, PID, "selfcap", "selfcap", 2000, 5000, RS_SESS_IS_ERR);
-	rb_frame(0, ERR(2), 3000);
-	rb_frame(1, ERR(2), 2000);
-	rb_kframe(ks[3].addr + 0x50);
-	rb_kframe(ks[2].addr + 0x20);
-	rb_kframe(ks[1].addr + 0x40);
-	rb_kframe(ks[0].addr + 0x70);
-	rb_emit(w);
+	if (trace) {
+		rb_start(w, PID, PID, PID, "selfcap", "selfcap", 2000);
+		rb_trace(w, PID, false, 2000, 0, 0, 1, 0, 0);
+		rb_trace(w, PID, false, 2500, 1, 1, 2, 0, 0);
+		rb_trace(w, PID, true, 4500, 1, 1, 2, ERR(2), 2000);
+		rb_trace(w, PID, true, 5000, 0, 0, 1, ERR(2), 3000);
+	}
+	for (long i = 0; i < nsess; i++) {
+		if (with_ustack)
+			add_ustack(w, &d);
+		rb_begin(PID, PID, PID, "selfcap", "selfcap", 2000 + 10000 * (uint64_t)i,
+			 5000 + 10000 * (uint64_t)i, RS_SESS_IS_ERR);
+		rb_frame(0, ERR(2), 3000);
+		rb_frame(1, ERR(2), 2000);
+		rb_e.last_seq_id = trace ? 1 : 0;
+		rb_kframe(ks[3].addr + 0x50);
+		rb_kframe(ks[2].addr + 0x20);
+		rb_kframe(ks[1].addr + 0x40);
+		rb_kframe(ks[0].addr + 0x70);
+		rb_emit(w);
+	}
 	memset(&st, 0, sizeof(st));
-	st.bpf.sessions_emitted = 1;
+	st.bpf.sessions_emitted = (uint64_t)nsess;
 	rb_close(w, &st);
 	free(d.stack);
 	return 0;

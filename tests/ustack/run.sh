@@ -7,7 +7,8 @@
 # first under the separator; with the binary moved away, path+0xOFFSET
 # (the file offset inside level3) and the build-id, no names; with
 # --symfs holding a copy, the names again; with another file at the
-# recorded path, not used. Prints "ustack: N passed, N failed".
+# recorded path, not used; stripped, its debug file found by build-id
+# (names again: /usr/lib/debug/.build-id, debuginfod) or none (no names). Prints "ustack: N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 REPORT=${REPORT:-$ROOT/build/retsnoop-report}
@@ -30,6 +31,7 @@ export XDG_CACHE_HOME=$WORK/cache
 unset DEBUGINFOD_URLS
 cd "$WORK" || exit 1
 
+no_names() { ! grep -Eq 'level[123]|via_inline|^ *main\+' "$1"; }
 mark_line() { grep -n "MARK $1 \*/" "$SRC" | cut -d: -f1; }
 report() { "$REPORT" "$@" 2>>"$WORK/stderr"; }
 
@@ -58,6 +60,41 @@ names_ok() { # FILE VARIANT: the four frames, right lines, outermost first
 		[ "$n" -gt "$prev" ] || { echo "  $2: $fn out of order"; return 1; }
 		prev=$n
 	done
+	want="tests/ustack/selfcap.c:$(mark_line via_inline)"
+	user_rows "$f" | grep -A1 '^ *level2+' | grep -q "^ *\. via_inline *($want)\$" ||
+		{ echo "  $2: no '. via_inline ($want)' row under level2"; return 1; }
+}
+
+json_frames() { # FILE BIN BUILD-ID found|"missing LO HI"
+	python3 - "$@" "$SRC" <<'PY'
+import json, re, sys
+path, binp, bid, mode, src = sys.argv[1:6]
+marks = {}
+for n, l in enumerate(open(src), 1):
+    m = re.search(r'MARK (\w+) \*/', l)
+    if m:
+        marks[m.group(1)] = n
+us = json.loads(open(path).readline())['user_stack']
+fr = us['frames']
+def fail(msg):
+    print('  ' + path + ': ' + msg + ': ' + json.dumps(fr[:5])[:600]); sys.exit(1)
+f0 = fr[0]
+if f0['module'] != binp or f0['build_id'] != bid or not isinstance(f0['offset'], int):
+    fail('frame 0 module/build_id/offset')
+if not f0['ip'].startswith('0x') or not us['maps_recorded']:
+    fail('ip or maps_recorded')
+if mode == 'found':
+    for i, fn in enumerate(['level3', 'level2', 'level1', 'main']):
+        f = fr[i]
+        if (f['function'], f['file'], f['line'], f['found']) != (fn, 'tests/ustack/selfcap.c', marks[fn], True):
+            fail('frame %d is not %s at line %d' % (i, fn, marks[fn]))
+    if fr[1]['inlines'] != [{'function': 'via_inline', 'file': 'tests/ustack/selfcap.c', 'line': marks['via_inline']}]:
+        fail('level2 has not via_inline inlined')
+else:
+    lo, hi = int(mode.split()[1]), int(mode.split()[2])
+    if f0['found'] or f0['function'] is not None or f0['file'] is not None or not lo <= f0['offset'] < hi:
+        fail('frame 0 should be unnamed at a file offset in [%d,%d)' % (lo, hi))
+PY
 }
 
 for variant in dyn static; do
@@ -75,15 +112,28 @@ for variant in dyn static; do
 		sh -c "mawk '/do_sys_openat2/ { k = NR } /^----- user stack/ { s = NR } END { exit !(k && s > k) }' $variant.txt"
 	check "$variant: level3..main with file:line" names_ok "$variant.txt" "$variant"
 
+	report --format json "$variant.rsr" >"$variant.json"
+	check "$variant: JSON matches docs/report.schema.json" \
+		python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.schema.json" "$variant.json"
+	check "$variant: JSON user frames" json_frames "$variant.json" "$bin" "$bid" found
+	report --folded "$variant.rsr" >"$variant.folded"
+	check "$variant: folded: user frames root-first, then kernel" \
+		grep -q '^_start;.*main;level1;level2;via_inline;level3;__x64_sys_openat;do_sys_openat2 1$' "$variant.folded"
+
 	# the binary gone: path+offset inside level3 and the build-id, no names
 	read -r lo hi < <(sym_fileoff "$bin" level3)
 	mv "$bin" "$bin.away"
 	report "$variant.rsr" >"$variant-away.txt"
+	report --format json "$variant.rsr" >"$variant-away.json"
+	check "$variant away: JSON frame 0 unnamed, with module, build-id, offset" \
+		json_frames "$variant-away.json" "$bin" "$bid" "missing $lo $hi"
+	report --folded "$variant.rsr" >"$variant-away.folded"
+	check "$variant away: folded root is $bin+0xOFF" grep -q "^$bin+0x[0-9a-f]*;__x64_sys_openat;do_sys_openat2 1\$" "$variant-away.folded"
 	off=$(user_rows "$variant-away.txt" | sed -n "s|^ *$bin+0x\([0-9a-f]*\) *(build-id $bid)\$|\1|p" | tail -1)
 	check "$variant away: $bin+0xOFF (build-id $bid) row" test -n "$off"
 	check "$variant away: offset 0x${off:-?} inside level3 [$lo,$hi)" \
 		test -n "$off" -a -n "$lo" -a "$((16#${off:-0}))" -ge "${lo:-1}" -a "$((16#${off:-0}))" -lt "${hi:-0}"
-	check "$variant away: no names" sh -c "! grep -Eq 'level[123]|main\\+' $variant-away.txt"
+	check "$variant away: no names" no_names $variant-away.txt
 	check "$variant away: note names the file" grep -q "$bin: not found (build-id $bid)" stderr
 
 	# --symfs DIR holding the binary at DIR/<recorded path>
@@ -95,16 +145,65 @@ for variant in dyn static; do
 	# another ELF (another build-id) at the recorded path: not used
 	cp /bin/true "$bin"
 	report "$variant.rsr" >"$variant-other.txt"
-	check "$variant other build-id: not used" sh -c "! grep -Eq 'level[123]' $variant-other.txt"
+	check "$variant other build-id: not used" no_names $variant-other.txt
 	check "$variant other build-id: said" grep -q "$bin: the file has build-id .*, the recording's $bid" stderr
 	mv "$bin.away" "$bin"
+
+	# stripped (no symbols, no DWARF): its debug file found by build-id
+	# under RETSNOOP_DEBUG_ROOT/usr/lib/debug/.build-id gives it all back;
+	# without it, the binary is found but has nothing to name a frame
+	dbg=$WORK/debugroot/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+	mkdir -p "$(dirname "$dbg")"
+	objcopy --only-keep-debug "$bin" "$dbg"
+	cp "$bin" "$bin.full"
+	strip -s "$bin"
+	RETSNOOP_DEBUG_ROOT=$WORK/debugroot report "$variant.rsr" >"$variant-dbg.txt"
+	check "$variant stripped + .build-id debug file: names and lines" \
+		names_ok "$variant-dbg.txt" "$variant stripped + debug file"
+	report "$variant.rsr" >"$variant-stripped.txt"
+	check "$variant stripped, no debug file: no names" \
+		no_names $variant-stripped.txt
+	check "$variant stripped, no debug file: level3 as $bin+0xOFF" \
+		grep -q "^ *$bin+0x[0-9a-f]*\$" "$variant-stripped.txt"
+	mv "$bin.full" "$bin"
 done
+
+# debuginfod (DEBUGINFOD_URLS set): the stripped binary's debug file
+# fetched by build-id from a local server that has only it
+# shellcheck source=tests/dwarf/debuginfod_lib.sh
+. "$ROOT/tests/dwarf/debuginfod_lib.sh"
+bin=$WORK/bin/selfcap
+bid=$(readelf -nW "$bin" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+mkdir -p "$WORK/served" "$WORK/dbgd"
+objcopy --only-keep-debug "$bin" "$WORK/served/selfcap.debug"
+cp "$bin" "$bin.full"
+strip -s "$bin"
+if dbgd_start "$WORK/served" "$WORK/dbgd"; then
+	DEBUGINFOD_URLS=http://127.0.0.1:$DBGD_PORT DEBUGINFOD_CACHE_PATH=$WORK/dbgd/cache \
+		report dyn.rsr >dyn-dbgd.txt
+	check "debuginfod: names and lines of the stripped binary" names_ok dyn-dbgd.txt debuginfod
+else
+	bad "debuginfod: the local server did not start (see $WORK/dbgd/server.log)"
+fi
+dbgd_stop
+mv "$bin.full" "$bin"
+
+# a -T recording: the trace view alone carries the user frames after the
+# calls; with the stack view too, they are shown once, under the kernel's
+"$ROOT/build/mkustack" "$WORK/dyn.dump" "$WORK/trace.rsr" trace
+report -T trace.rsr >trace-T.txt
+check "-T: user frames after the trace" \
+	sh -c "mawk '/← __x64_sys_openat/ { t = NR } /^----- user stack/ { s = NR } END { exit !(t && s > t) }' trace-T.txt"
+check "-T: level3..main with file:line" names_ok trace-T.txt "-T"
+report trace.rsr >trace-TE.txt
+check "-T and stack view: user frames once" test "$(grep -c '^----- user stack' trace-TE.txt)" = 1
+check "-T and stack view: level3..main" names_ok trace-TE.txt "-T -E"
 
 # no maps recorded: addresses only, said on the separator
 "$ROOT/build/mkustack" "$WORK/dyn.dump" "$WORK/nomaps.rsr" nomaps
 report nomaps.rsr >nomaps.txt
 check "no maps: said" grep -q '^----- user stack: no memory maps recorded' nomaps.txt
-check "no maps: no names" sh -c "! grep -Eq 'level[123]' nomaps.txt"
+check "no maps: no names" no_names nomaps.txt
 
 echo "ustack: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

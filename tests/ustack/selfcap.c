@@ -1,7 +1,7 @@
 /* selfcap.c - the self-capture program of the host user-stack test
  * (run.sh): built -O2 -g without frame pointers, static and dynamic.
  * main -> level1 -> level2 -> level3 (none inlined, cloned or
- * tail-called); level3 captures its own registers at one instruction and
+ * tail-called; level2 calls level3 from the inlined via_inline); level3 captures its own registers at one instruction and
  * copies its stack from rsp upwards, as the recorder would at a syscall,
  * and writes them with its executable mappings to the dump file (argv[1])
  * that mkustack turns into a recording. Only libc: the static variant
@@ -103,9 +103,18 @@ static NOIPA int level3(int x)
 	return x + sink;
 }
 
+/* inlined into level2: its frame is an inlined one of level2's */
+static inline __attribute__((always_inline)) int via_inline(int x)
+{
+	int r = level3(x * 3); /* MARK via_inline */
+
+	sink += r;
+	return r;
+}
+
 static NOIPA int level2(int x)
 {
-	int r = level3(x * 3); /* MARK level2 */
+	int r = via_inline(x) + 1; /* MARK level2 */
 
 	sink += r;
 	return r + 2;

@@ -15,8 +15,14 @@
 #    65537 and 63 refused with one line, exit 2;
 #  * an exec in a traced process (same pid): a second UMAPS record with the
 #    new program, and the sessions after it have their IP in it;
+#  * -x EBADF: the stack of the session it filters out is not written;
 #  * without -U: no USTACK or UMAPS record; the live tool with -U -o: the
-#    same records in its file.
+#    same records in its file;
+#  * rendered (when retsnoop-report has --symfs): with the programs only
+#    under --symfs DIR, main > load_config > open_config_file and main >
+#    send_packet > write_frame with the source lines of their calls, in
+#    -M, -K and -F; the dynamic program's libc frames by build-id; the
+#    binary missing: path+offset with its build-id, no function names.
 # Prints "vm-ustack: N passed, N failed" last; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -40,6 +46,7 @@ run size4k \$R -M -U -C user.stack-size=4096 $G -o /out/size4k.rsr -- ./ustack_p
 run size256 \$R -M -U -C user.stack-size=256 $G -o /out/size256.rsr -- ./ustack_prog_static all 300
 run size64k \$R -M -U -C user.stack-size=65536 $G -o /out/size64k.rsr -- ./ustack_prog_dyn all 300
 run exec \$R -M -U $G -o /out/exec.rsr -- ./ustack_prog_dyn open 300 exec ./ustack_prog_static write 300
+run filt \$R -M -U -x EBADF $G -o /out/filt.rsr -- ./ustack_prog_dyn all 300
 run noU \$R -M $G -o /out/noU.rsr -- ./ustack_prog_dyn all 300
 run live ./retsnoop -M -U $G -o /out/live.rsr -- ./ustack_prog_dyn all 300
 EOF
@@ -78,7 +85,8 @@ check_records() {  # DUMP SIZE
 		if (len != size && f % 2 != 1) { print "BAD stack_len " len " without SHORT (size " size ")"; bad = 1; exit }
 		if (len > size) { print "BAD stack_len " len " > " size; bad = 1; exit }
 		if (f % 2 == 1 && (sp + len) % 4096 != 0) { print "BAD SHORT copy not ending at a page end"; bad = 1; exit } }
-	/^END / { if (field("sess") != us) { print "BAD END of session " field("sess") " without its USTACK"; bad = 1; exit }
+	/^END / { if (field("flags") % 8 >= 4) next   # ignored: filtered, no stack
+		if (field("sess") != us) { print "BAD END of session " field("sess") " without its USTACK"; bad = 1; exit }
 		us = ""; ends++ }
 	END { if (!bad) print ends + 0 }' "$1"
 }
@@ -132,6 +140,11 @@ check "exec: the new program's mappings with its build-id" has_map "$WORK/exec.d
 r=$(check_records "$WORK/exec.dump" 16384)
 check "exec: every IP inside the mappings recorded before it ($r)" [ "$r" = 2 ]
 
+dump filt
+r=$(check_records "$WORK/filt.dump" 16384)
+check "-x EBADF: the kept session has its USTACK ($r)" [ "$r" = 1 ]
+check "-x EBADF: the filtered session's stack is not written" \
+	[ "$(grep -c '^USTACK ' "$WORK/filt.dump")" = 1 ] && [ "$(grep -c '^END ' "$WORK/filt.dump")" = 2 ]
 dump noU
 check "without -U: sessions but no USTACK/UMAPS" \
 	[ "$(grep -c '^END ' "$WORK/noU.dump")" = 2 ] && not grep -q '^USTACK\|^UMAPS' "$WORK/noU.dump"
@@ -139,6 +152,47 @@ dump live
 r=$(check_records "$WORK/live.dump" 16384)
 check "live retsnoop -U -o: the records in its file ($r)" [ "$r" = 2 ]
 check "live retsnoop -U -o: libc with its build-id" has_map "$WORK/live.dump" "/$(basename "$LIBC_REAL")" "$LIBC_ID"
+
+# rendering (report/ustack_*, when this retsnoop-report has it): the known
+# functions with their file:line, through --symfs; libc's frames by
+# build-id; path+offset with the build-id when the binary is missing
+if "$WORK/retsnoop-report" --help 2>&1 | grep -q -- '--symfs'; then
+	SRC=tests/ustack/ustack_prog.c
+	ln_of() { grep -nF "$1" "$SRC" | head -n 1 | cut -d: -f1; }
+	L_OPEN=$(ln_of 'openat(AT_FDCWD'); L_LOAD=$(ln_of 'r = open_config_file(path)')
+	L_MAIN1=$(ln_of 'r = load_config('); L_WRITE=$(ln_of 'long n = write(fd')
+	L_SEND=$(ln_of 'r = write_frame('); L_MAIN2=$(ln_of 'r = send_packet(')
+	frames_in_order() {  # FILE FUNC:LINE...: each frame present, outermost first, adjacent
+		local f=$1 prev=0 n; shift
+		for fl; do
+			n=$(grep -nE "^ +${fl%%:*}\+0x[0-9a-f]+ +\(.*ustack_prog\.c:${fl##*:}\)" "$f" | head -n 1 | cut -d: -f1)
+			[ -n "$n" ] && { [ "$prev" = 0 ] || [ "$n" = $((prev + 1)) ]; } || return 1
+			prev=$n
+		done
+	}
+	mkdir -p "$WORK/symfs$WORK/g"
+	for b in ustack_prog_static ustack_prog_dyn; do
+		mv "$WORK/g/$b" "$WORK/symfs$WORK/g/$b"   # only --symfs finds them now
+	done
+	for m in M K F; do
+		"$WORK/retsnoop-report" --symfs "$WORK/symfs" "$OUT/$m-static.rsr" >"$WORK/$m-static.txt" 2>&1
+		check "$m-static --symfs: main:$L_MAIN1 > load_config:$L_LOAD > open_config_file:$L_OPEN" \
+			frames_in_order "$WORK/$m-static.txt" main:$L_MAIN1 load_config:$L_LOAD open_config_file:$L_OPEN
+		check "$m-static --symfs: main:$L_MAIN2 > send_packet:$L_SEND > write_frame:$L_WRITE" \
+			frames_in_order "$WORK/$m-static.txt" main:$L_MAIN2 send_packet:$L_SEND write_frame:$L_WRITE
+	done
+	"$WORK/retsnoop-report" --symfs "$WORK/symfs" "$OUT/M-dyn.rsr" >"$WORK/M-dyn.txt" 2>&1
+	check "M-dyn --symfs: main > load_config > open_config_file with lines" \
+		frames_in_order "$WORK/M-dyn.txt" main:$L_MAIN1 load_config:$L_LOAD open_config_file:$L_OPEN
+	check "M-dyn: libc's frames by its build-id (__libc_start_call_main)" \
+		grep -qE '^ +__libc_start_call_main\+0x' "$WORK/M-dyn.txt"
+	"$WORK/retsnoop-report" "$OUT/M-static.rsr" >"$WORK/M-missing.txt" 2>&1
+	check "binary missing: frames as path+offset with the build-id" \
+		grep -qE "^ +$WORK/g/ustack_prog_static\+0x[0-9a-f]+ +\(build-id $PS_ID\)" "$WORK/M-missing.txt"
+	check "binary missing: no function name made up" not grep -qE '^ +(main|load_config|open_config_file)\+' "$WORK/M-missing.txt"
+else
+	echo "skip: this retsnoop-report has no --symfs (user-stack rendering not built)"
+fi
 
 # the bytes -U adds per session, for the record (compressed in the file)
 echo "per-session USTACK bytes (uncompressed, M-dyn): $(awk '/^USTACK/ { s += substr($NF, 6); n++ } END { if (n) print int(s / n) }' "$WORK/M-dyn.dump")"

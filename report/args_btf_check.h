@@ -1,0 +1,14 @@
+/* args_btf_check.h - a recording's BTF blob checked before it is walked:
+ * every type reference names an existing type, and no declaration chain
+ * (pointers, modifiers, typedefs, arrays, prototypes) loops. */
+#ifndef RS_ARGS_BTF_CHECK_H
+#define RS_ARGS_BTF_CHECK_H
+
+#include <stddef.h>
+
+struct btf;
+
+/* 0, or -1 with the reason in err */
+int args_btf_check(const struct btf *btf, char *err, size_t errlen);
+
+#endif
