@@ -113,6 +113,9 @@ $(O)/mkrec_probes: tests/golden/mkrec_probes.c tests/golden/reclib.c tests/golde
 $(O)/mkrec_args: tests/golden/mkrec_args.c tests/golden/reclib.c tests/golden/reclib.h $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
+$(O)/args_dump: tests/vm/args_dump.c $(BASE_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< $(BASE_OBJS) $(LDLIBS)
+
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -142,7 +145,7 @@ FUZZ_FLAGS := -g -O1 -std=gnu11 $(WARN) -I. -D_GNU_SOURCE -fno-omit-frame-pointe
 	      -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRCS  := $(COMMON_SRCS) $(FORMAT_SRCS) $(REPORT_SRCS) report/main.c
 FUZZ_OBJS  := $(FUZZ_SRCS:%.c=$(O)/fuzz/obj/%.o)
-FUZZ_BINS  := $(O)/fuzz/fuzz_reader $(O)/fuzz/fuzz_report
+FUZZ_BINS  := $(O)/fuzz/fuzz_reader $(O)/fuzz/fuzz_report $(O)/fuzz/fuzz_args
 -include $(FUZZ_OBJS:.o=.d)
 
 $(O)/fuzz/obj/report/main.o: report/main.c
@@ -159,7 +162,7 @@ $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJS)
 fuzz: $(FUZZ_BINS)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec $(USTACK_TEST) fuzz
+test: all $(TEST_BINS) $(O)/mkrec $(O)/args_dump $(USTACK_TEST) fuzz
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)
@@ -168,7 +171,7 @@ test-unit: $(TEST_BINS)
 test-golden: all $(O)/mkrec
 	tests/run-all.sh golden
 
-test-vm: all
+test-vm: all $(O)/args_dump
 	tests/run-all.sh vm
 
 # -------------------------------------------------------------- install --

@@ -132,6 +132,8 @@ static __always_inline void stat_inc(u64 *v)
 	__sync_fetch_and_add(v, 1);
 }
 
+#include "args_capture.bpf.h"
+
 /* per-CPU guard: a traced function called from inside our own handler
  * (map helpers, ring buffer) must not recurse into the session logic.
  * Only fentry needs it: each fentry clone is its own program, and the
@@ -498,7 +500,7 @@ static __always_inline void handle_entry(void *ctx, u64 cookie)
 	now = bpf_ktime_get_ns();   /* one clock read per call: the session's start too */
 	if (fresh) {
 		s->start_ts = now;
-		if (emit_trace)
+		if (emit_trace || capture_args)   /* -A: FUNC_ARGS records need their session */
 			emit_session_start(s);
 	}
 	if (s->defunct) {
@@ -531,6 +533,7 @@ static __always_inline void handle_entry(void *ctx, u64 cookie)
 	s->is_err = false;
 	if (emit_trace)
 		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[FIDX(d)].seq_id, id, d + 1, 0, 0, now);
+	args_capture(ctx, s->sess_id, s->frames[FIDX(d)].seq_id, id);
 }
 
 static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)

@@ -271,6 +271,7 @@ struct rs_bpf_stats {
 	rs_u64 depth_overflows;           /* calls deeper than RS_MAX_FSTACK_DEPTH */
 	rs_u64 exit_mismatches;           /* exit of a function not on top of the shadow stack */
 	rs_u64 ustacks_dropped;           /* -U: USTACK records lost (ring buffer full) */
+	rs_u64 args_dropped;              /* -A: FUNC_ARGS records the ring buffer had no room for */
 };
 
 #endif

@@ -9,8 +9,8 @@
 
 _retsnoop_record_flags="-e --entry -a --allow -d --deny -c --case -k --kernel
 	-M --kprobes-multi -K --kprobes -F --fentries -E --call-stack -T --trace
-	-S --success-stacks -I --interim-stacks -J --inject-probe -B --lbr -R -U --user-stacks
-	-p --pid -P --no-pid
+	-S --success-stacks -I --interim-stacks -A --capture-args -J --inject-probe -B --lbr -R
+	-U --user-stacks -p --pid -P --no-pid
 	-n --comm -N --no-comm -x --allow-errors -X --deny-errors -L --longer
 	-o --output --max-size --duration --stop-after -C --config --config-help
 	--dry-run -v --verbose -V --version
@@ -31,7 +31,8 @@ _retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
 	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
 _retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.max-depth=
-	user.stack-size="
+	args.max-total-args-size= args.max-sized-arg-size= args.max-str-arg-size=
+	args.capture-raw-ptrs= user.stack-size="
 _retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=
 	stacks.dec-offs= fmt.lbr-max-count= args.fmt-mode= args.fmt-max-arg-width="
 _retsnoop_errnos="NULL any EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF

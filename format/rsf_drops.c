@@ -91,7 +91,7 @@ void rsf_print_drops(FILE *f, const struct rsf_stats *st)
 	if (!b->sessions_dropped && !b->sessions_incomplete && !b->sessions_table_full &&
 	    !b->sessions_exited && !b->records_dropped && !b->depth_overflows &&
 	    !b->exit_mismatches && !st->ringbuf_lost && !st->prog_misses && !links &&
-	    !b->ustacks_dropped && !st->umaps_gone)
+	    !b->ustacks_dropped && !st->umaps_gone && !b->args_dropped)
 		return;
 	fprintf(f, "WARNING! There were dropped or incomplete data. Output might be incomplete!\n");
 	line(f, "DROPPED SAMPLES:", b->sessions_dropped);
@@ -104,6 +104,7 @@ void rsf_print_drops(FILE *f, const struct rsf_stats *st)
 	line(f, "EXIT MISMATCHES:", b->exit_mismatches);
 	line(f, "DROPPED USTACKS:", b->ustacks_dropped);
 	line(f, "MAPS UNREADABLE:", st->umaps_gone);   /* the process had exited */
+	line(f, "DROPPED ARGS:", b->args_dropped);
 	if (st->prog_misses || links)
 		print_missed(f, st, links);
 }

@@ -48,6 +48,7 @@ const struct rsf_kv_field rsf_stats_fields[] = {
 	S_U("bpf.records_dropped", bpf.records_dropped),
 	S_U("bpf.depth_overflows", bpf.depth_overflows),
 	S_U("bpf.exit_mismatches", bpf.exit_mismatches),
+	S_U("bpf.args_dropped", bpf.args_dropped),
 	S_U("records_written", records_written),
 	S_U("chunks_written", chunks_written),
 	S_U("ringbuf_lost", ringbuf_lost),

@@ -6,6 +6,8 @@
 #include "common/array_grow.h"
 #include "record/features.h"
 #include "record/comm_filter.h"
+#include "record/args_capture.h"
+#include "record/clone_btf.h"
 #include "record/probe_attach.h"
 #include <linux/types.h>
 #include <pthread.h>
@@ -109,6 +111,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
 
+	args_capture_preload(s, o, sel->n);
 	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI);
 	bpf_program__set_autoload(s->progs.rs_kexit_multi, mode == ATTACH_KPROBE_MULTI);
 	bpf_program__set_autoload(s->progs.rs_kentry, mode == ATTACH_KPROBE);
@@ -363,17 +366,27 @@ static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, uint64_t coo
 }
 
 static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int btf_id,
-			uint64_t cookie, int *prog_fd, int *link_fd)
+			uint64_t cookie, bool with_btf, int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
 	struct bpf_insn *insns = clone_insns(tmpl, cookie);
+	struct clone_btf cb = { .btf_fd = -1 };
 
 	if (!insns) {
 		errno = ENOMEM;
 		return -1;
 	}
+	/* -A: the template's function info, so that its global functions
+	 * are verified once each, not inlined into every path */
+	if (with_btf && !clone_btf_get(tmpl, insns, bpf_program__insn_cnt(tmpl), &cb)) {
+		opts.prog_btf_fd = cb.btf_fd;
+		opts.func_info = cb.fi;
+		opts.func_info_cnt = cb.n;
+		opts.func_info_rec_size = sizeof(*cb.fi);
+	}
 	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
 				 insns, bpf_program__insn_cnt(tmpl), &opts);
+	clone_btf_free(&cb);
 	free(insns);
 	if (*prog_fd < 0)
 		return -1;
@@ -411,9 +424,10 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		push_link(t, le);
 		return 0;
 	}
-	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie, &pfx, &lfx))
+	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie, false, &pfx, &lfx))
 		return -1;
-	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie, &pfe, &lfe)) {
+	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
+			 t->skel->rodata->capture_args, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);
 		close(pfx);

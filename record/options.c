@@ -15,7 +15,7 @@
 enum {
 	RO_ENTRY, RO_ALLOW, RO_DENY, RO_CASE, RO_MULTI, RO_KPROBES, RO_FENTRIES, RO_STACKS,
 	RO_TRACE, RO_INTERIM, RO_LBR, RO_OUTPUT, RO_DRY_RUN, RO_MAX_SIZE, RO_DURATION,
-	RO_STOP_AFTER, RO_PROBE, RO_USTACKS,
+	RO_STOP_AFTER, RO_PROBE, RO_USTACKS, RO_ARGS,
 };
 
 void record_help_head(FILE *f, const char *prog, bool live)
@@ -196,6 +196,7 @@ static int record_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case RO_STOP_AFTER: return parse_count(v, &o->stop_after, e);
 	case RO_PROBE: return add_probe(o, v, e);
 	case RO_USTACKS: o->user_stacks = true; return OPT_OK;
+	case RO_ARGS: o->capture_args = o->probe_ctx = true; return OPT_OK;
 	}
 	return opt_fail(e, OPT_EUSAGE, "internal error: option id %d", id);
 }
@@ -230,6 +231,8 @@ const struct opt_spec record_opt_table[] = {
 	  "interim snapshot with -I): kprobe:NAME[+OFF],\n"
 	  "kretprobe:NAME, rawtp:NAME, tp:CATEGORY:NAME\n"
 	  "(* and ? globs in tracepoints; repeatable)" },
+	{ NULL, "capture-args", 'A', OPT_NOARG, NULL, RO_ARGS, record_parse, REC, 0,
+	  "each traced call's arguments, by BTF type\n(-C args.*)" },
 	{ NULL, "lbr", 'B', OPT_OPTIONAL, "FLAGS", RO_LBR, record_parse, REC, 0,
 	  "Last Branch Records (FLAGS: any_return by default)" },
 	{ NULL, "user-stacks", 'U', OPT_NOARG, NULL, RO_USTACKS, record_parse, REC, 0,
@@ -262,6 +265,10 @@ int record_config_apply(void *ctx, const struct cfg_key *k, uint64_t v, struct o
 	case CFG_BPF_SESSIONS_SIZE: o->sessions_size = (uint32_t)v; return OPT_OK;
 	case CFG_BPF_MAX_DEPTH: o->max_depth = (uint32_t)v; return OPT_OK;
 	case CFG_USER_STACK_SIZE: o->ustack_size = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_MAX_TOTAL: o->args_max_total = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_MAX_SIZED: o->args_max_sized = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_MAX_STR: o->args_max_str = (uint32_t)v; return OPT_OK;
+	case CFG_ARGS_RAW_PTRS: o->args_raw_ptrs = v; return OPT_OK;
 	default:
 		return opt_fail(e, OPT_EUSAGE, "config key '%s' is not a recording setting", k->key);
 	}
@@ -292,6 +299,9 @@ void record_opts_init(struct record_opts *o, int argc, char **argv)
 	o->sessions_size = 4096;
 	o->max_depth = RS_MAX_FSTACK_DEPTH;
 	o->ustack_size = 16384;
+	o->args_max_total = 3072;
+	o->args_max_sized = 256;
+	o->args_max_str = 256;
 	build_cmdline(o, argc, argv);
 }
 

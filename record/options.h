@@ -46,6 +46,9 @@ struct record_opts {
 	bool probe_ctx;          /* -A: copy each probe hit's context */
 	bool user_stacks;        /* -U: user registers and stack per session */
 	uint32_t ustack_size;    /* -C user.stack-size: stack bytes copied with -U */
+	bool capture_args;       /* -A */
+	uint32_t args_max_total, args_max_sized, args_max_str;   /* -C args.max-* */
+	bool args_raw_ptrs;      /* -C args.capture-raw-ptrs */
 	char cmdline[4096];
 };
 

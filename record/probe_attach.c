@@ -4,7 +4,6 @@
 #include "record/options.h"
 #include "record/probe_spec.h"
 #include "record/header_blobs.h"
-#include "record/btf_subset.h"
 #include "bpf/probe_cookie.h"
 #include <linux/types.h>
 #include "retsnoop.skel.h"
@@ -17,26 +16,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-int probe_set_add_types(struct probe_set *ps, struct btf_subset *sub, const struct btf *vmlinux,
-			char *err, size_t errlen)
-{
-	for (size_t i = 0; i < ps->n; i++) {
-		struct probe_def *d = &ps->v[i];
-		int id;
-
-		if (d->src_btf_id <= 0)
-			continue;
-		id = btf_subset_add(sub, d->synth ? ps->synth : vmlinux, (uint32_t)d->src_btf_id);
-		if (id < 0) {
-			snprintf(err, errlen, "probe '%s': copying the type of %s's context into the "
-				 "recording's BTF failed: %s", d->spec, d->name, strerror(-id));
-			return -1;
-		}
-		d->btf_id = (uint32_t)id;
-	}
-	return 0;
-}
 
 void probe_skel_setup(struct retsnoop_bpf *s, const struct record_opts *o)
 {

@@ -14,6 +14,7 @@
 
 struct btf;
 struct bpf_link;
+struct header_blobs;
 struct retsnoop_bpf;
 struct record_opts;
 
@@ -59,6 +60,11 @@ int probe_set_resolve(struct probe_set *ps, char *const *specs, size_t nspecs,
 struct btf_subset;
 int probe_set_add_types(struct probe_set *ps, struct btf_subset *sub, const struct btf *vmlinux,
 			char *err, size_t errlen);
+/* -A: every probe's context type into the "btf" blob of HB: appended to
+ * the one -A already added (the probes' ids shifted past its types), or
+ * a blob of their own; 0, or -1 with the reason in err */
+int probe_set_add_btf(struct probe_set *ps, const struct btf *vmlinux, struct header_blobs *hb,
+		      char *err, size_t errlen);
 /* before the skeleton loads: only the programs of kinds in use load */
 void probe_skel_setup(struct retsnoop_bpf *s, const struct record_opts *o);
 /* the dry run's list: one line per probe (name, spec, context size) */
@@ -69,7 +75,6 @@ void probe_set_detach(struct probe_set *ps);
 /* the "probes" blob (malloc'ed); 0 or -1 */
 int probe_set_blob(const struct probe_set *ps, void **blob, size_t *size);
 /* ... added to the recorder's header blobs; 0 or -1 */
-struct header_blobs;
 int probe_set_add_blob(const struct probe_set *ps, struct header_blobs *hb);
 void probe_set_free(struct probe_set *ps);
 

@@ -2,6 +2,7 @@
  * before anything is loaded, selection and attach mode, attach, the
  * capture loop with its hooks, detach and the file's trailer. */
 #include "format/rsfile.h"
+#include "record/args_capture.h"
 #include "record/attach.h"
 #include "record/attach_plan.h"
 #include "record/bpf_ksym_watch.h"
@@ -28,9 +29,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-/* -J tp: a tracepoint record's copy with -A (args.max-sized-arg-size) */
-#define PROBE_MAX_TP_CTX 256
 
 /* the start-up steps -v times (printed with the "Recording" line) */
 enum { LAP_CHECKS, LAP_KALLSYMS, LAP_BTF, LAP_SELECT, LAP_PROBES, LAP_LOAD, LAP_ATTACH,
@@ -60,6 +58,7 @@ struct recorder {
 	struct probe_set probes;   /* -J */
 	struct file_header hdr;
 	struct header_blobs blobs; /* named header blobs added while attaching */
+	struct args_capture args;  /* -A plans */
 	struct rsf_writer *w;
 	struct record_sink sink;
 	uint64_t finish_t0;
@@ -274,7 +273,7 @@ int recorder_select(struct recorder *r)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
 	if (o->nprobes && probe_set_resolve(&r->probes, o->probes, o->nprobes, r->btf,
-					    PROBE_MAX_TP_CTX, r->log, r->prog, r->err,
+					    o->args_max_sized, r->log, r->prog, r->err,
 					    sizeof(r->err)))
 		return failed(r);
 	if (o->nprobes && o->verbose)
@@ -305,18 +304,40 @@ static int check_output_dir(struct recorder *r, const char *path)
 	return ret;
 }
 
+/* -A: the argument plans and the "btf"/"func_btf" blobs */
+static int capture_args_plan(struct recorder *r)
+{
+	if (args_capture_build(&r->args, r->btf, &r->sel, &r->o, &r->blobs, r->err, sizeof(r->err)))
+		return failed(r);
+	if (r->o.verbose)
+		fprintf(r->log, "Arguments (-A): %zu of %zu functions with BTF; \"btf\" blob %u bytes "
+			"(%u types), \"func_btf\" %zu bytes.\n", r->args.with_btf, r->args.n,
+			r->args.btf_size, r->args.btf_types, r->args.n * sizeof(uint32_t));
+	return 0;
+}
+
 static int load_and_attach(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
 
+	if (o->capture_args && capture_args_plan(r))
+		return -1;
 	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, r->err, sizeof(r->err)) ||
 	    tracer_configure(&r->tr, o, &r->sel, r->have_child ? r->child.pid : 0,
-			     r->err, sizeof(r->err)))
+			     r->err, sizeof(r->err)) ||
+	    (o->capture_args && args_capture_fill(&r->args, r->tr.skel, r->err, sizeof(r->err))))
 		return failed(r);
 	lap(r, LAP_LOAD);
 	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
 	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
+	if (r->probes.n && o->probe_ctx) {
+		if (probe_set_add_btf(&r->probes, r->btf, &r->blobs, r->err, sizeof(r->err)))
+			return failed(r);
+		if (o->verbose)
+			fprintf(r->log, "Probe contexts (-J -A): types added, \"btf\" blob %zu bytes.\n",
+				header_blobs_find(&r->blobs, "btf")->size);
+	}
 	if (r->probes.n && probe_set_add_blob(&r->probes, &r->blobs))
 		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);
@@ -567,6 +588,7 @@ void recorder_free(struct recorder *r)
 	umaps_free(r->sink.umaps);
 	ustack_hold_free(r->sink.hold);
 	header_blobs_free(&r->blobs);
+	args_capture_free(&r->args);
 	selection_free(&r->sel);
 	btf__free(r->btf);
 	bpf_ksym_watch_close(&r->kw);

@@ -1,10 +1,13 @@
 /* args_btf_check.c - checks a recording's BTF blob before anything walks
  * it (args_btf_check.h). The blob is input like any other: libbpf 1.1's
  * btf__new checks its sections but not that a type refers to types that
- * exist, and libbpf's dumper indexes its per-type state by those ids and
- * follows declarator chains without a bound. So every reference must name
- * an existing type, and the chains a C declaration follows (pointers,
- * modifiers, typedefs, arrays, function prototypes) must not loop. */
+ * exist or that names lie in the string section, and libbpf's dumper
+ * indexes its per-type state by those ids, copies those names without a
+ * check and follows declarator chains without a bound. So every reference
+ * must name an existing type, every name must be in the string section,
+ * and the types must not contain themselves (by value, through modifiers,
+ * typedefs, arrays, prototypes, or pointers to unnamed types: C can only
+ * refer back to a type by its name). */
 #include <bpf/btf.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,16 +51,36 @@ static uint32_t ref_at(const struct btf_type *t, size_t k)
 	}
 }
 
-/* kinds whose references a declaration follows (a struct's members are
- * not: `struct s { struct s *next; }` is fine) */
-static bool chain_kind(const struct btf_type *t)
+/* a pointer to a named struct, union, enum or forward declaration, or to a
+ * typedef (through modifiers): C names it and stops there, which is how
+ * `struct s { struct s *next; }` refers to itself */
+static bool names_target(const struct btf *btf, uint32_t id)
 {
-	switch (btf_kind(t)) {
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC:
-		return false;
-	default:
-		return nrefs(t) > 0;
+	for (int i = 0; i < 32 && id; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		switch (btf_kind(t)) {
+		case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			continue;
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD: case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+			return t->name_off != 0;
+		case BTF_KIND_TYPEDEF:
+			return true;
+		default:
+			return false;
+		}
 	}
+	return false;
+}
+
+/* the references a walk follows: all of them (members by value, element
+ * types, prototypes, modifiers), except a pointer's to a named type */
+static bool follows(const struct btf *btf, const struct btf_type *t)
+{
+	return nrefs(t) > 0 && !(btf_is_ptr(t) && names_target(btf, t->type));
 }
 
 enum { WHITE, GREY, BLACK };
@@ -83,7 +106,7 @@ static bool no_loop(struct dfs *d, uint32_t id)
 		const struct btf_type *t = btf__type_by_id(d->btf, cur);
 		size_t k = d->next[top - 1]++;
 
-		if (!chain_kind(t) || k >= nrefs(t)) {
+		if (!follows(d->btf, t) || k >= nrefs(t)) {
 			d->color[cur] = BLACK;
 			top--;
 			continue;
@@ -100,11 +123,39 @@ static bool no_loop(struct dfs *d, uint32_t id)
 	return true;
 }
 
+/* the names of T and of its members, parameters or enumerators are in
+ * the string section (libbpf's dumper copies them without looking) */
+static bool names_ok(const struct btf *btf, const struct btf_type *t)
+{
+	uint16_t vlen = btf_vlen(t);
+
+	if (!btf__name_by_offset(btf, t->name_off))
+		return false;
+	for (uint16_t i = 0; i < vlen; i++) {
+		uint32_t off;
+
+		switch (btf_kind(t)) {
+		case BTF_KIND_STRUCT: case BTF_KIND_UNION: off = btf_members(t)[i].name_off; break;
+		case BTF_KIND_FUNC_PROTO: off = btf_params(t)[i].name_off; break;
+		case BTF_KIND_ENUM: off = btf_enum(t)[i].name_off; break;
+		case BTF_KIND_ENUM64: off = btf_enum64(t)[i].name_off; break;
+		default: return true;
+		}
+		if (!btf__name_by_offset(btf, off))
+			return false;
+	}
+	return true;
+}
+
 static int check_refs(const struct btf *btf, size_t n, char *err, size_t errlen)
 {
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 
+		if (!names_ok(btf, t)) {
+			snprintf(err, errlen, "type %u has a name outside the string section", id);
+			return -1;
+		}
 		for (size_t k = 0; k < nrefs(t); k++) {
 			uint32_t r = ref_at(t, k);
 
@@ -134,7 +185,7 @@ int args_btf_check(const struct btf *btf, char *err, size_t errlen)
 	}
 	for (uint32_t id = 1; id < d.n; id++)
 		if (d.color[id] == WHITE && !no_loop(&d, id)) {
-			snprintf(err, errlen, "type %u is part of a declaration that loops", id);
+			snprintf(err, errlen, "type %u contains itself", id);
 			goto out;
 		}
 	ret = 0;

@@ -1,6 +1,7 @@
 /* args_btf_check.h - a recording's BTF blob checked before it is walked:
- * every type reference names an existing type, and no declaration chain
- * (pointers, modifiers, typedefs, arrays, prototypes) loops. */
+ * every type reference names an existing type, every name lies in the
+ * string section, and no type contains itself other than through a
+ * pointer to a named type (what libbpf's walkers recurse over). */
 #ifndef RS_ARGS_BTF_CHECK_H
 #define RS_ARGS_BTF_CHECK_H
 

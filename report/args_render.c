@@ -275,6 +275,57 @@ char *args_render_value(const struct args_btf *ab, uint32_t type_id, const void 
 	return end_value(&b, fmt);
 }
 
+/* does the declaration of ID spell out an anonymous struct, union or
+ * enum? libbpf then prints its whole body, walking members whose layout
+ * a damaged blob may make it divide by zero over; such names are written
+ * here instead, as `struct {...} *` */
+static bool anon_decl(const struct btf *btf, uint32_t id, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	if (!t || !id || depth > 16)
+		return depth > 16;
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		return anon_decl(btf, t->type, depth + 1);
+	case BTF_KIND_ARRAY:
+		return anon_decl(btf, btf_array(t)->type, depth + 1);
+	case BTF_KIND_FUNC_PROTO:
+		for (uint16_t i = 0; i < btf_vlen(t); i++)
+			if (anon_decl(btf, btf_params(t)[i].type, depth + 1))
+				return true;
+		return anon_decl(btf, t->type, depth + 1);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+		return !t->name_off;
+	default:
+		return false;
+	}
+}
+
+/* `const struct {...} *`: pointers and modifiers down to an anonymous
+ * struct, union or enum; "?" for anything more involved */
+static void anon_name(FILE *f, const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	int ptrs = 0;
+	bool cnst = false;
+
+	for (int i = 0; t && i < 16 && (btf_is_ptr(t) || btf_is_mod(t)); i++) {
+		cnst |= btf_is_const(t);
+		ptrs += btf_is_ptr(t);
+		t = btf__type_by_id(btf, t->type);
+	}
+	if (!t || !(btf_is_composite(t) || btf_is_any_enum(t))) {
+		fputs("?", f);
+		return;
+	}
+	fprintf(f, "%s%s {...}%s", cnst ? "const " : "",
+		btf_is_union(t) ? "union" : btf_is_composite(t) ? "struct" : "enum", ptrs ? " " : "");
+	while (ptrs--)
+		fputc('*', f);
+}
+
 /* TYPE_ID's C name from libbpf's declaration printer, made once per id */
 static const char *type_name(struct args_btf *ab, uint32_t type_id)
 {
@@ -288,7 +339,9 @@ static const char *type_name(struct args_btf *ab, uint32_t type_id)
 	if (ab->tnames[type_id] || begin_value(&b))
 		return ab->tnames[type_id];
 	ab->dump_out = b.f;
-	if (btf_dump__emit_type_decl(ab->dump, type_id, &o) < 0)
+	if (anon_decl(ab->btf, type_id, 0))
+		anon_name(b.f, ab->btf, type_id);
+	else if (btf_dump__emit_type_decl(ab->dump, type_id, &o) < 0)
 		fputs("?", b.f);
 	ab->dump_out = NULL;
 	if (fclose(b.f)) {

@@ -135,6 +135,10 @@ static void walk_int(struct walk *w, const struct btf_type *t, size_t off, uint3
 	if (bit_sz || btf_int_offset(t)) {
 		if (!bit_sz)
 			bit_sz = btf_int_bits(t);
+		if (!bit_sz) {   /* a 0-bit int: nothing to read */
+			fputs("?", w->f);
+			return;
+		}
 		if (!load_bits(w, off, bit_off + btf_int_offset(t), bit_sz, &v))
 			return cut(w);
 		if (sign && bit_sz < 64 && (v >> (bit_sz - 1)) & 1)
@@ -146,7 +150,11 @@ static void walk_int(struct walk *w, const struct btf_type *t, size_t off, uint3
 			load_le(w->base + off, 8));
 		return;
 	} else {
-		if (t->size > 8 || !have(w, off, t->size))
+		if (!t->size || t->size > 8) {   /* no C integer is that wide */
+			fputs("?", w->f);
+			return;
+		}
+		if (!have(w, off, t->size))
 			return cut(w);
 		v = load_le(w->base + off, t->size);
 		if (sign && t->size < 8 && (v >> (t->size * 8 - 1)) & 1)
@@ -181,6 +189,14 @@ static void walk_libbpf(struct walk *w, const struct btf_type *t, uint32_t id, s
 		    .emit_zeroes = true);
 	uint8_t tmp[16] = {0};
 	const void *p = w->base + off;
+	uint32_t sz = t->size;
+
+	/* libbpf copies the value into a C enum or floating type of that size */
+	if (btf_is_float(t) ? !(sz == 2 || sz == 4 || sz == 8 || sz == 12 || sz == 16)
+			    : !(sz == 1 || sz == 2 || sz == 4 || sz == 8)) {
+		fputs("?", w->f);
+		return;
+	}
 
 	if (bit_sz) {   /* an enum bitfield: its value in a whole enum's bytes */
 		uint64_t v;

@@ -61,6 +61,7 @@ static void put_ring(const struct rsf_ring_info *ri)
 struct info_counts {
 	uint64_t nrec, final, interim, ignored, failed, starts, traces, lbrs;
 	uint64_t ustacks, ustack_bytes, umaps, umaps_bytes;   /* -U */
+	uint64_t fargs, fargs_bytes;   /* -A: FUNC_ARGS records and their bytes */
 	uint64_t first_ts, last_ts;
 };
 
@@ -104,6 +105,9 @@ static enum rsf_status count_records(struct rsf_reader *rd, struct info_counts *
 		} else if (h->type == RS_REC_UMAPS) {
 			c->umaps++;
 			c->umaps_bytes += h->size;
+		} else if (h->type == RS_REC_FUNC_ARGS) {
+			c->fargs++;
+			c->fargs_bytes += h->size;
 		}
 	}
 }
@@ -203,6 +207,20 @@ static void print_times(const struct rsf_meta *m, const struct rsf_stats *st,
 }
 
 /* attach mode, tables, features and the record counts */
+/* -A: the FUNC_ARGS records and the BTF blobs (only when there are any) */
+static void print_args_info(struct rsf_reader *rd, const struct info_counts *c)
+{
+	size_t btf_sz = 0, fb_sz = 0;
+	const void *btf = rsf_reader_blob(rd, "btf", &btf_sz);
+	const void *fb = rsf_reader_blob(rd, "func_btf", &fb_sz);
+
+	if (!c->fargs && !btf && !fb)
+		return;
+	printf("%-22s %" PRIu64 " record(s), %" PRIu64 " byte(s); \"btf\" blob %zu byte(s), "
+	       "\"func_btf\" %zu byte(s)\n", "Arguments (-A):", c->fargs, c->fargs_bytes,
+	       btf ? btf_sz : 0, fb ? fb_sz : 0);
+}
+
 static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 {
 	const struct rsf_meta *m = rsf_reader_meta(rd);
@@ -230,6 +248,7 @@ static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 		       " per session; %" PRIu64 " UMAPS record(s), %" PRIu64 " bytes\n",
 		       "User stacks:", c->ustacks, c->ustack_bytes,
 		       c->ustacks ? c->ustack_bytes / c->ustacks : 0, c->umaps, c->umaps_bytes);
+	print_args_info(rd, c);
 	printf("%-22s %" PRIu64 "\n", "Chunks read:", rsf_reader_chunks(rd));
 	if (rsf_reader_ring(rd)->max_size)
 		put_ring(rsf_reader_ring(rd));
@@ -276,6 +295,8 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	if (b->ustacks_dropped || st->umaps_gone)
 		printf("  %-26s %" PRIu64 " dropped, %" PRIu64 " processes' maps unreadable\n",
 		       "user stacks (-U)", b->ustacks_dropped, st->umaps_gone);
+	if (c->fargs || b->args_dropped)   /* -A recordings only */
+		printf("  %-26s %" PRIu64 "\n", "argument records dropped", b->args_dropped);
 	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
 	if (st->prog_misses_known && (st->prog_misses_entry || st->prog_misses_exit))
 		printf("  %-26s %" PRIu64 " (entry programs %" PRIu64 ", exit programs %" PRIu64 ")\n",

@@ -3,6 +3,7 @@
  * --errors-only, --stack-has, --entry, --since, --until); the filters the
  * recorder has too come from the shared table. */
 #include <string.h>
+#include <sys/stat.h>
 #include "report_args.h"
 
 enum {
@@ -65,6 +66,7 @@ static int set_time(struct filters *f, bool until, const char *v, struct opt_err
 static int report_parse(void *ctx, int id, const char *v, struct opt_error *e)
 {
 	struct report_args *a = ctx;
+	struct stat st;
 
 	switch (id) {
 	case RA_TRACE: a->want_trace = true; return OPT_OK;
@@ -88,6 +90,8 @@ static int report_parse(void *ctx, int id, const char *v, struct opt_error *e)
 	case RA_SYMFS:
 		if (!*v)
 			return opt_fail(e, OPT_EUSAGE, "--symfs needs a directory");
+		if (stat(v, &st) || !S_ISDIR(st.st_mode))
+			return opt_fail(e, OPT_EUSAGE, "--symfs: '%s' is not a directory", v);
 		a->symfs = v;
 		return OPT_OK;
 	}

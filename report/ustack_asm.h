@@ -22,7 +22,7 @@
 /* one process's maps as recorded (validated: every path_off points to a
  * NUL-terminated string inside the record's strings, start < end) */
 struct us_maps {
-	uint64_t serial;                  /* unique per store: caches key on it */
+	uint64_t serial;                  /* unique in the process: caches key on it */
 	const struct rs_rec_umaps *rec;
 	const char *strings;              /* rec's strings (after maps[]) */
 };

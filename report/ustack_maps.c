@@ -17,8 +17,16 @@ struct us_mapstore {
 	struct pid_maps *pids;   /* sorted by pid */
 	size_t n, cap;
 	size_t bytes;
-	uint64_t serial;
 };
+
+/* unique over every store of the process: the resolver (ustack_res.c),
+ * shared by several recordings' assemblers, keys its caches on it */
+static uint64_t serial_next(void)
+{
+	static uint64_t serial;
+
+	return __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
+}
 
 struct us_mapstore *us_mapstore_new(void)
 {
@@ -104,7 +112,7 @@ int us_mapstore_add(struct us_mapstore *m, const struct rs_rec_hdr *h)
 	if (over)
 		drop_oldest(m, pm);
 	over |= make_room(m, pm, u->hdr.size);
-	pm->v[pm->n++] = (struct us_maps){ ++m->serial, u, (const char *)&u->maps[u->nmaps] };
+	pm->v[pm->n++] = (struct us_maps){ serial_next(), u, (const char *)&u->maps[u->nmaps] };
 	m->bytes += u->hdr.size;
 	return over ? US_ADD_OVER : US_ADD_OK;
 }

@@ -7,17 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "dwarf_sym.h"
 #include "user_find.h"
 
 #define BID_MAX 64
 
-/* 1 same build-id, 0 other (other_hex filled, if non-NULL), -1 unreadable */
+/* 1 same build-id, 0 other (other_hex filled, if non-NULL), -1 unreadable;
+ * only regular files are opened (a recorded path may name a FIFO or a
+ * device, whose open or read would block) */
 static int same_build_id(const char *path, const uint8_t *bid, size_t len, char *other_hex)
 {
 	uint8_t got[BID_MAX];
-	int n = access(path, R_OK) ? -1 : elf_file_build_id(path, got, sizeof(got));
+	struct stat st;
+	int n = stat(path, &st) || !S_ISREG(st.st_mode) || access(path, R_OK) ? -1 :
+		elf_file_build_id(path, got, sizeof(got));
 
 	if (n < 0)
 		return -1;

@@ -60,6 +60,7 @@ for s in "${SUITES[@]}"; do
 	vm)     run_suite vm tests/vm/run.sh; run_suite vm-scenarios tests/vm/scenarios.sh
 		run_suite vm-live tests/vm/live.sh; run_suite vm-durability tests/vm/durability.sh
 		run_suite vm-flight tests/vm/flight.sh; run_suite vm-probes tests/vm/probes.sh
+		run_suite vm-args tests/vm/args.sh
 		run_suite vm-ustack tests/vm/ustack.sh ;;
 	fuzz)   run_suite fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" ;;
 	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, fuzz, vm)" >&2; exit 2 ;;

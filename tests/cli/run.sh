@@ -128,7 +128,10 @@ NO_HINT=1 usage_err "retsnoop two stdout outputs (2)" "choose one" "$LIVE" --sum
 NO_HINT=1 usage_err "retsnoop --perfetto bad dir" "--perfetto: cannot create '/nonexistent/dir/x.json': No such file or directory" "$LIVE" --perfetto /nonexistent/dir/x.json -e x
 usage_err "retsnoop empty --stack-has"      "--stack-has: invalid glob ''" "$LIVE" --stack-has '' -e x
 usage_err "retsnoop --stack-has path glob"  "--stack-has: source-path globs are not supported here (':kernel/bpf/*.c')" "$LIVE" --stack-has ':kernel/bpf/*.c' -e x
-for f in --format --perfetto --stack-has --folded-weight; do
+usage_err "retsnoop --symfs not a directory" "--symfs: '/nonexistent/dir' is not a directory" "$LIVE" --symfs /nonexistent/dir -e x
+usage_err "retsnoop-report --symfs not a directory" "--symfs: '/dev/null' is not a directory" "$REP" --symfs /dev/null x.rsr
+usage_err "retsnoop-report empty --symfs" "--symfs needs a directory" "$REP" --symfs '' x.rsr
+for f in --format --perfetto --stack-has --folded-weight --symfs; do
 	usage_err "retsnoop-record has no $f"   "unknown option '$f'" "$REC" "$f" x -e x -o "$W/x.rsr"
 done
 for f in --folded --summary; do

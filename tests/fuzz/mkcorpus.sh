@@ -48,4 +48,8 @@ for f in "$D"/src/*; do
 		{ printf "\\$(printf '%03o' $(( (v + i) % 20 )))"; cat "$f"; } >"$D/report/$(basename "$f").v$v"
 	done
 done
-echo "mkcorpus: $(ls "$D/reader" | wc -l) reader seeds, $(ls "$D/report" | wc -l) report seeds" >&2
+# fuzz_args: the golden -A recording's BTF, func_btf table and one record each
+mkdir -p "$D/args"
+make -s build/mkrec_args >/dev/null && build/mkrec_args "$D/args" seeds
+echo "mkcorpus: $(ls "$D/reader" | wc -l) reader seeds, $(ls "$D/report" | wc -l) report seeds," \
+	"$(ls "$D/args" | wc -l) args seeds" >&2

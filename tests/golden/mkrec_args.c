@@ -8,12 +8,15 @@
  * has the same records without the blobs; args-badbtf a broken blob.
  * `mkrec_args OUTDIR NSESS` writes args-many.rsrec instead: NSESS sessions
  * like those (malformed record left out), and args-many-bare.rsrec, the
- * same sessions without FUNC_ARGS records or blobs (bench/args_render.sh). */
+ * same sessions without FUNC_ARGS records or blobs (bench/args_render.sh).
+ * `mkrec_args OUTDIR seeds` writes the seeds of tests/fuzz/fuzz_args.c:
+ * the BTF blob, the func_btf table and one FUNC_ARGS record per file. */
 #include <bpf/btf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "format/rsfile.h"
 #include "reclib.h"
 
@@ -49,6 +52,7 @@ static uint64_t FA(const char *name, uint64_t off)
 
 /* ------------------------------------------------------------------ BTF */
 static uint32_t protos[NTRACED];
+_Static_assert(NTRACED == 6, "write_seed writes 6 prototype ids");
 
 static void add_btf_types(struct btf *b)
 {
@@ -125,6 +129,27 @@ static struct argrec A;
 static bool with_args = true;      /* write FUNC_ARGS records */
 static bool malformed = true;      /* and the malformed one */
 static uint64_t sess_off, ts_off;  /* per repeated session pair */
+static const char *seed_dir;       /* fuzz seeds: each record to a file */
+static const void *seed_btf;
+static uint32_t seed_btf_len;
+
+/* u32 btf_len, u32 nfuncs, the BTF, the func_btf table, the record */
+static void write_seed(const void *rec, size_t len)
+{
+	static int n;
+	uint32_t hdr[2] = { seed_btf_len, 6 };
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/args-seed%d", seed_dir, n++);
+	f = fopen(path, "wb");
+	if (!f || fwrite(hdr, sizeof(hdr), 1, f) != 1 ||
+	    fwrite(seed_btf, 1, seed_btf_len, f) != seed_btf_len ||
+	    fwrite(protos, 4, 6, f) != 6 || fwrite(rec, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "mkrec_args: cannot write %s\n", path);
+		exit(1);
+	}
+}
 
 static void a_begin(uint64_t sess, uint32_t seq, uint32_t func_id)
 {
@@ -154,6 +179,8 @@ static void a_emit(struct rsf_writer *w)
 	if (!with_args)
 		return;
 	A.r.hdr.size = (uint32_t)(sizeof(A.r) + A.r.data_len);
+	if (seed_dir)
+		write_seed(&A, A.r.hdr.size);
 	rb_add(w, &A, A.r.hdr.size);
 }
 
@@ -300,6 +327,8 @@ static void write_rec(const char *dir, const char *name, enum blobs which, unsig
 
 	add_btf_types(b);
 	raw = btf__raw_data(b, &size);
+	seed_btf = raw;
+	seed_btf_len = size;
 	for (size_t i = 0; i < NKS; i++)
 		ks[i] = (struct rsf_ksym){ FA(ksyms[i], 0), 'T', ksyms[i], NULL };
 	for (size_t i = 0; i < NTRACED; i++)
@@ -339,6 +368,15 @@ int main(int argc, char **argv)
 	if (argc != 2 && argc != 3) {
 		fprintf(stderr, "usage: mkrec_args OUTDIR [NSESS]\n");
 		return 2;
+	}
+	if (argc == 3 && !strcmp(argv[2], "seeds")) {
+		char path[4096];
+
+		seed_dir = argv[1];
+		write_rec(argv[1], ".seed.rsrec", WITH_BTF, 1);
+		snprintf(path, sizeof(path), "%s/.seed.rsrec", argv[1]);
+		unlink(path);
+		return 0;
 	}
 	if (argc == 3) {
 		unsigned n = (unsigned)strtoul(argv[2], NULL, 10);

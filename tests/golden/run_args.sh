@@ -46,6 +46,11 @@ case_ badbtf             args-badbtf.rsrec
 case_ err-mode           -C args.fmt-mode=fancy args.rsrec
 case_ err-width          -C args.fmt-max-arg-width=251 args.rsrec
 case_ filter-stack-has   --stack-has many_args args.rsrec
+# a real recording: `retsnoop-record -F -A -T` of simfail open-missing in the
+# 6.12 VM (openat path with struct open_how, struct filename, nameidata)
+cp "$ROOT/tests/golden/data/vm-args-F.rsr" .
+case_ vm-F               -sn -T vm-args-F.rsr
+case_ vm-F-json          -sn --format json vm-args-F.rsr
 
 # the JSON lines follow the schema (args per frame and trace entry)
 if out=$(python3 "$CHECK" schema "$ROOT/docs/report.schema.json" "$WORK/json.stdout" 2>&1); then

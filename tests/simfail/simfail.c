@@ -34,6 +34,8 @@
  *   bpf-prog-bad-helper                -EINVAL               -EINVAL
  *   bpf-queue-pop-empty                -ENOENT               -ENOENT
  *   bpf-skb-load-bytes-bad             -EFAULT               -EFAULT
+ *   write-bad-fd                       -EBADF                -EBADF
+ *   connect-bad-addrlen                -EINVAL               -EINVAL
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +47,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -442,6 +447,36 @@ static struct outcome case_long_sleep(void)
 	return o;
 }
 
+/* write() of 4321 bytes to a descriptor that is not open: -EBADF (the
+ * -A tests look for the count) */
+static struct outcome case_write_bad_fd(void)
+{
+	static const char buf[4321];
+	struct outcome o = { as_result(syscall(__NR_write, 1000, buf, sizeof(buf))), 1 };
+
+	return o;
+}
+
+/* connect() of a TCP socket with a 9-byte IPv4 address: -EINVAL (shorter
+ * than struct sockaddr_in; the -A tests look for the length) */
+static struct outcome case_connect_bad_addrlen(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(1) };
+	struct outcome o = { 0, 1 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0) {
+		fprintf(stderr, "simfail: socket failed: %s\n", strerror(errno));
+		o.result = -(long)errno;
+		o.want_failure = 0;
+		return o;
+	}
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	o.result = as_result(syscall(__NR_connect, fd, &a, 9));
+	close(fd);
+	return o;
+}
+
 struct scase {
 	const char *name;
 	int bpf;	/* needs RLIMIT_MEMLOCK raised */
@@ -467,6 +502,8 @@ static const struct scase cases[] = {
 	{ "bpf-prog-bad-helper", 1, "BPF_PROG_LOAD of a socket filter calling a kprobe-only helper (EINVAL)", case_bad_helper },
 	{ "bpf-queue-pop-empty", 1, "BPF_PROG_TEST_RUN: bpf_map_pop_elem on an empty queue map (ENOENT)", case_queue_pop_empty },
 	{ "bpf-skb-load-bytes-bad", 1, "BPF_PROG_TEST_RUN: bpf_skb_load_bytes past the packet's end (EFAULT)", case_skb_load_bytes_bad },
+	{ "write-bad-fd", 0, "write() of 4321 bytes to fd 1000, not open (EBADF)", case_write_bad_fd },
+	{ "connect-bad-addrlen", 0, "connect() of a TCP socket with a 9-byte address (EINVAL)", case_connect_bad_addrlen },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 

@@ -443,8 +443,21 @@ static void test_hostile_btf(void)
 	btf__add_func_param(b, "p", (int)self);
 	raw = btf__raw_data(b, &size);
 	ab = args_btf_new(raw, size, (uint32_t[]){ self + 2 }, 4);
-	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "loops"));
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "contains itself"));
 	CHECK(args_btf_proto(ab, 0) == 0);
+	args_btf_free(ab);
+	btf__free(b);
+
+	/* an anonymous struct holding a pointer to itself cannot be C */
+	b = btf__new_empty();
+	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	self = btf__type_cnt(b);
+	btf__add_struct(b, NULL, 8);
+	btf__add_field(b, "next", (int)self + 1, 0, 0);
+	btf__add_ptr(b, (int)self);
+	raw = btf__raw_data(b, &size);
+	ab = args_btf_new(raw, size, NULL, 0);
+	CHECK(ab && args_btf_error(ab) && strstr(args_btf_error(ab), "contains itself"));
 	args_btf_free(ab);
 	btf__free(b);
 
@@ -456,9 +469,21 @@ static void test_hostile_btf(void)
 	btf__add_field(b, "next", (int)self + 1, 0, 0);
 	btf__add_field(b, "v", i32, 64, 0);
 	btf__add_ptr(b, (int)self);
+	btf__add_struct(b, NULL, 4);                 /* self + 2: anonymous */
+	btf__add_field(b, "x", i32, 0, 0);
+	btf__add_ptr(b, btf__add_const(b, (int)self + 2));
 	raw = btf__raw_data(b, &size);
 	ab = args_btf_new(raw, size, NULL, 0);
 	CHECK(ab && !args_btf_error(ab));
+	{   /* named by us, not by libbpf's body printer */
+		char *n = args_type_name(ab, self + 4);
+
+		CHECK_STR(n, "const struct {...} *");
+		free(n);
+		n = args_type_name(ab, self + 1);
+		CHECK_STR(n, "struct node *");
+		free(n);
+	}
 	args_btf_free(ab);
 	btf__free(b);
 }

@@ -147,6 +147,14 @@ for variant in dyn static; do
 	report "$variant.rsr" >"$variant-other.txt"
 	check "$variant other build-id: not used" no_names $variant-other.txt
 	check "$variant other build-id: said" grep -q "$bin: the file has build-id .*, the recording's $bid" stderr
+
+	# a FIFO at the recorded path is not opened (it would block)
+	rm -f "$bin"; mkfifo "$bin"
+	timeout 20 "$REPORT" "$variant.rsr" >"$variant-fifo.txt" 2>>"$WORK/stderr"
+	rc=$?
+	check "$variant FIFO at the path: the report ends (status $rc)" test "$rc" = 0
+	check "$variant FIFO at the path: no names" no_names "$variant-fifo.txt"
+	rm -f "$bin"
 	mv "$bin.away" "$bin"
 
 	# stripped (no symbols, no DWARF): its debug file found by build-id
@@ -167,6 +175,22 @@ for variant in dyn static; do
 		grep -q "^ *$bin+0x[0-9a-f]*\$" "$variant-stripped.txt"
 	mv "$bin.full" "$bin"
 done
+
+# two recordings in one report (same pid in both): each session unwinds
+# with its own recording's maps
+report --format json dyn.rsr static.rsr >multi.json
+check "two recordings: each session with its own binary" python3 - multi.json "$WORK/bin" <<'PY'
+import json, sys
+want = {'dyn.rsr': 'selfcap', 'static.rsr': 'selfcap-static'}
+got = {}
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    got[d['recording']['file']] = d['user_stack']['frames'][0]['module']
+ok = got == {f: sys.argv[2] + '/' + b for f, b in want.items()}
+if not ok:
+    print('  ', got)
+sys.exit(0 if ok else 1)
+PY
 
 # debuginfod (DEBUGINFOD_URLS set): the stripped binary's debug file
 # fetched by build-id from a local server that has only it

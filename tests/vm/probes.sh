@@ -7,7 +7,10 @@
 # sit at the right depth between the right calls in text and JSON, in the
 # kprobe.multi and fentry attach modes, in retsnoop-report and the live
 # retsnoop; -I gives one interim snapshot per hit with the stack at the
-# hit; specs that match nothing or name no function are one-line errors;
+# hit; with -A each hit's context (regs, raw tracepoint arguments,
+# tracepoint fields and __data_loc strings) in text and JSON next to the
+# functions' arguments; specs that match nothing or name no function are
+# one-line errors;
 # on Linux 6.1 (a second boot) rawtp specs are refused, one line each.
 # Prints "vm-probes: N passed, N failed"; exits non-zero on failure.
 set -u
@@ -28,6 +31,9 @@ for m in M F; do
 	run trace-\$m \$R -v -\$m -T -E $OG $PR -o /out/trace-\$m.rsr -- ./simfail open-missing
 done
 run dry \$R --dry-run $OG $PR
+# -A: each hit's context, typed by the recording's BTF
+run actx \$R -T -E -A $OG $PR -o /out/actx.rsr -- ./simfail open-missing
+run actx-cut \$R -T -E -A -C args.max-sized-arg-size=32 $OG -J tp:kmem:kmem_cache_free -o /out/actx-cut.rsr -- ./simfail open-missing
 run live ./retsnoop -T -E $OG $PR -o /out/live.rsr -- ./simfail open-missing
 run interim \$R -I $OG -J kprobe:walk_component -o /out/interim.rsr -- ./simfail open-missing
 printf 'kprobe:walk_component\n' >./probes.txt
@@ -100,6 +106,40 @@ check "dry run: the glob's events, each from its spec" \
 	grep -q '^  tp:kmem:kmem_cache_free (from -J tp:kmem:kmem_cache_\*; context [0-9]* bytes)' "$OUT/dry.out"
 check "dry run: a raw tracepoint's context is its arguments" \
 	grep -Eq '^  rawtp:kmem_cache_alloc \(from -J rawtp:kmem_cache_alloc; context (8|16|24|32|40|48) bytes\)' "$OUT/dry.out"
+
+# -A: contexts in the CONTEXT column, the functions' arguments still right
+if [ -f "$OUT/actx.rsr" ]; then
+	txt=$(rep -T "$OUT/actx.rsr")
+	check "-A: kprobe rows carry regs" grep -Eq '◎ kprobe:walk_component\+0x0 +regs=\{\.r15=' <<<"$txt"
+	check "-A: kretprobe rows carry regs" grep -Eq '◎ kretprobe:alloc_empty_file +regs=\{' <<<"$txt"
+	check "-A: raw tracepoint arguments named from BTF" \
+		grep -Eq '◎ rawtp:kmem_cache_alloc +call_site=0x[0-9a-f]+ ptr=0x[0-9a-f]+ s=0x[0-9a-f]+ gfp_flags=[0-9]+ node=-1' <<<"$txt"
+	check "-A: tracepoint fields" \
+		grep -Eq '◎ tp:kmem:kmem_cache_alloc +call_site=0x[0-9a-f]+ ptr=0x[0-9a-f]+ bytes_req=[0-9]+ bytes_alloc=[0-9]+' <<<"$txt"
+	after=$(sed -n '/← do_filp_open/,/← do_sys_openat2/p' <<<"$txt")
+	check "-A: putname's free names its cache (a __data_loc string)" \
+		grep -Eq "◎ tp:kmem:kmem_cache_free +call_site=0x[0-9a-f]+ ptr=0x[0-9a-f]+ name='names_cache'" <<<"$after"
+	check "-A: the traced functions' arguments render from the same BTF blob" \
+		grep -Eq "→ do_sys_openat2 .*filename='/nonexistent/simfail'" <<<"$txt"
+	check "-A: multiline rows" grep -Eq "^ +› name = 'names_cache'" <<<"$(rep -T -C args.fmt-mode=multiline "$OUT/actx.rsr")"
+	rep --format json "$OUT/actx.rsr" >"$WORK/actx.json"
+	check "-A: JSON validates against the schema" \
+		python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.schema.json" "$WORK/actx.json"
+	check "-A: JSON probe contexts: rawtp arguments, the tracepoint's string" python3 - "$WORK/actx.json" <<'PY'
+import json, sys
+s = json.loads(open(sys.argv[1]).readline())
+p = [r for r in s["trace"] if r["type"] == "probe"]
+raw = [r for r in p if r["probe"] == "rawtp:kmem_cache_alloc"]
+assert raw and [a["name"] for a in raw[0]["context"]] == ["call_site", "ptr", "s", "gfp_flags", "node"]
+frees = [a for r in p if r["probe"] == "tp:kmem:kmem_cache_free" for a in r["context"] if a["name"] == "name"]
+assert any(a["value"] == "'names_cache'" and a["type"] == "char[]" for a in frees), frees
+assert all(r["context"] for r in p)
+PY
+	cut=$(rep -T "$OUT/actx-cut.rsr")
+	check "-A: args.max-sized-arg-size=32 cuts the tracepoint's string" grep -q "name='name'…" <<<"$cut"
+else
+	bad "-A: no recording ($(head -2 "$OUT/actx.err"))"
+fi
 
 # live retsnoop: the same rows, its output identical to the report of its recording
 live=$(grep -v -e '^Receiving data\.\.\.$' -e '^simfail: ' "$OUT/live.out")

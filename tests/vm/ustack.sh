@@ -186,6 +186,8 @@ if "$WORK/retsnoop-report" --help 2>&1 | grep -q -- '--symfs'; then
 		frames_in_order "$WORK/M-dyn.txt" main:$L_MAIN1 load_config:$L_LOAD open_config_file:$L_OPEN
 	check "M-dyn: libc's frames by its build-id (__libc_start_call_main)" \
 		grep -qE '^ +__libc_start_call_main\+0x' "$WORK/M-dyn.txt"
+	check "live retsnoop -U: prints the user frames as the sessions end" \
+		frames_in_order "$OUT/live.out" main:$L_MAIN2 send_packet:$L_SEND write_frame:$L_WRITE
 	"$WORK/retsnoop-report" "$OUT/M-static.rsr" >"$WORK/M-missing.txt" 2>&1
 	check "binary missing: frames as path+offset with the build-id" \
 		grep -qE "^ +$WORK/g/ustack_prog_static\+0x[0-9a-f]+ +\(build-id $PS_ID\)" "$WORK/M-missing.txt"
