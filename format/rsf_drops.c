@@ -61,26 +61,38 @@ bool rsf_print_link_misses(FILE *f, const struct rsf_stats *st)
 	return true;
 }
 
-/* "MISSED PROBES: N (entry programs E, exit programs X; <links>)" */
+/* "MISSED PROBES: N (entry programs E, exit programs X, -J probe programs
+ * P; <links>)" */
 static void print_missed(FILE *f, const struct rsf_stats *st, uint64_t links)
 {
-	bool progs = st->prog_misses_entry || st->prog_misses_exit;
+	uint64_t ee = st->prog_misses_entry + st->prog_misses_exit;
+	uint64_t other = st->prog_misses_probes;
+	bool progs = ee || other;
 
 	fprintf(f, "%-20s%" PRIu64, "MISSED PROBES:", st->prog_misses + links);
 	if (progs || links)
 		fputs(" (", f);
-	if (progs)
+	if (ee)
 		fprintf(f, "entry programs %" PRIu64 ", exit programs %" PRIu64,
 			st->prog_misses_entry, st->prog_misses_exit);
+	if (ee && other)
+		fputs(", ", f);
+	if (other)
+		fprintf(f, "-J probe programs %" PRIu64, other);
 	if (progs && links)
 		fputs("; ", f);
 	if (links)
 		rsf_print_link_misses(f, st);
 	if (progs || links)
 		fputs(")", f);
-	fprintf(f, "\n%-20s(traced calls the kernel ran without retsnoop's BPF program, which "
-		"it skips while another BPF program%s runs on that CPU: their sessions may "
-		"lack frames or be missing)\n", "", links ? " or probe" : "");
+	if (st->prog_misses > other || links)
+		fprintf(f, "\n%-20s(traced calls the kernel ran without retsnoop's BPF program, which "
+			"it skips while another BPF program%s runs on that CPU: their sessions may "
+			"lack frames or be missing)", "", links ? " or probe" : "");
+	if (other)
+		fprintf(f, "\n%-20s(-J probe hits skipped the same way lose only their "
+			"trace rows and -I snapshots)", "");
+	fputc('\n', f);
 }
 
 void rsf_print_drops(FILE *f, const struct rsf_stats *st)

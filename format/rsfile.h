@@ -117,6 +117,7 @@ struct rsf_stats {
 					 * functions that missed most, by count */
 	uint64_t umaps_gone;            /* -U: processes that exited before the recorder
 					 * read their mappings (record/umaps.c) */
+	uint64_t prog_misses_probes;    /* of prog_misses: the -J probe programs' */
 };
 
 /* ---------------------------------------------------------------- writer */

@@ -549,8 +549,10 @@ void tracer_prog_misses(const struct tracer *t, struct prog_misses *m)
 		uint64_t n = prog_misses(bpf_program__fd(p));
 
 		m->total += n;
-		if (!strncmp(bpf_program__name(p), "rs_probe_", 9))
-			continue;   /* -J probes: in the total only */
+		if (!strncmp(bpf_program__name(p), "rs_probe_", 9)) {
+			m->probes += n;   /* -J probes: not entry or exit */
+			continue;
+		}
 		if (strstr(sec, "kretprobe") || strstr(sec, "fexit"))
 			m->exit += n;
 		else if (strstr(sec, "kprobe") || strstr(sec, "fentry"))

@@ -48,7 +48,7 @@ int tracer_exec_gen_fd(const struct tracer *t);
  * program), in all and of the entry and exit programs; call before
  * tracer_detach, which closes fentry clones */
 struct prog_misses {
-	uint64_t total, entry, exit;
+	uint64_t total, entry, exit, probes;   /* probes: the -J programs' */
 };
 void tracer_prog_misses(const struct tracer *t, struct prog_misses *m);
 void tracer_detach(struct tracer *t);   /* closes links and programs, timed */

@@ -501,6 +501,7 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	st->prog_misses = misses.total;
 	st->prog_misses_entry = misses.entry;
 	st->prog_misses_exit = misses.exit;
+	st->prog_misses_probes = misses.probes;
 	st->prog_misses_known = 1;
 	st->records_written = r->sink.records;
 	st->ringbuf_lost = capture_bad_records();

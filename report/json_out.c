@@ -187,7 +187,7 @@ static void put_trace(struct json_out *j, const struct rp_session *s, const stru
 /* a -J hit: one level inside the innermost running call */
 static void put_probe(struct json_out *j, const struct rs_rec_probe *p)
 {
-	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0, .ascii = true };
 	struct args_list l = {0};
 	struct json_writer *w = &j->w;
 	char buf[32];

@@ -29,6 +29,7 @@ static void add_stats(struct rsf_stats *sum, const struct rsf_stats *s)
 	sum->prog_misses += s->prog_misses;
 	sum->prog_misses_entry += s->prog_misses_entry;
 	sum->prog_misses_exit += s->prog_misses_exit;
+	sum->prog_misses_probes += s->prog_misses_probes;
 	sum->umaps_gone += s->umaps_gone;
 	if (s->link_misses_known) {   /* the sums; the per-function lists stay per file */
 		sum->link_misses_known = 1;

@@ -387,7 +387,7 @@ static void put_call_slice(struct perfetto_out *p, const struct rp_session *s, u
 static void put_probe_instant(struct perfetto_out *p, const struct rp_session *s, uint32_t tid,
 			      const struct rs_rec_probe *pr)
 {
-	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0 };
+	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0, .ascii = true };
 	struct args_list l = {0};
 	struct json_writer *w = &p->w;
 	char nb[32];

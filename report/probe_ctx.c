@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../format/probe_table.h"
+#include "args_value.h"
 #include "probe_ctx.h"
 
-#define GLYPH_CUT "\u2026"
 
 const struct rs_rec_probe *rp_probe_find(const struct rp_session *s, uint32_t seq_id)
 {
@@ -28,7 +28,7 @@ const struct rs_rec_probe *rp_probe_find(const struct rp_session *s, uint32_t se
 /* 'text' with non-printable bytes as \xNN, cut to WIDTH columns (0: no
  * limit) or marked cut when TRUNC */
 static int add_string(struct args_list *l, const char *name, const uint8_t *s, size_t len,
-		      bool trunc, int width)
+		      bool trunc, int width, bool ascii)
 {
 	char *buf = malloc(len * 4 + 16), *p = buf;
 	int cols = 1, ret;
@@ -49,7 +49,7 @@ static int add_string(struct args_list *l, const char *name, const uint8_t *s, s
 	*p++ = '\'';
 	*p = '\0';
 	if (trunc)
-		strcat(p, GLYPH_CUT);
+		strcat(p, av_cut_mark(ascii));
 	ret = args_list_add_text(l, name, "char[]", buf, ARGS_OK, 0);
 	if (!ret)
 		l->items[l->n - 1].trunc = trunc;
@@ -71,7 +71,8 @@ static int add_data_loc(struct args_list *l, const char *name, const uint8_t *da
 	if (doff >= len)
 		return args_list_add_text(l, name, "char[]", NULL, ARGS_CUT, 0);
 	return add_string(l, name, data + doff, doff + dlen > len ? len - doff : dlen,
-			  doff + dlen > len, fmt->mode == ARGS_FMT_VERBOSE ? 0 : fmt->max_width);
+			  doff + dlen > len, fmt->mode == ARGS_FMT_VERBOSE ? 0 : fmt->max_width,
+			  fmt->ascii);
 }
 
 /* struct trace_event_raw_<class>: its fields after `ent`, before `__data` */

@@ -45,6 +45,14 @@ if python3 "$ROOT/tests/golden/check_report_json.py" schema "$ROOT/docs/report.s
 else
 	golden_bad "probes-json-schema: the JSON does not validate"
 fi
+# JSON and Perfetto stay plain ASCII: a cut context string ends in "..."
+if TZ=UTC "$REPORT" --format json --perfetto ascii.json probes-ctx.rsrec >ascii.ndjson 2>/dev/null &&
+	! LC_ALL=C grep -q '[^ -~]' ascii.ndjson ascii.json && ! grep -q 'u00e2' ascii.ndjson ascii.json &&
+	grep -q "'name'\.\.\." ascii.ndjson; then
+	golden_ok
+else
+	golden_bad "probes-ascii: JSON or Perfetto output is not plain ASCII"
+fi
 # Perfetto: the hits are instant events among the call slices
 if TZ=UTC "$REPORT" --perfetto probes.json probes.rsrec probes-ctx.rsrec >/dev/null 2>&1 &&
 	python3 "$ROOT/tests/golden/check_report_json.py" perfetto probes.json &&

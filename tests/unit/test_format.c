@@ -198,6 +198,7 @@ static struct rsf_stats test_stats(void)
 		.ringbuf_lost = 21, .attach_ns = 22, .detach_ns = 23,
 		.funcs_attached = 24, .funcs_failed = 25, .end_realtime_ns = 1700000001000000000ull,
 		.prog_misses = 26, .prog_misses_known = 1, .prog_misses_entry = 20, .prog_misses_exit = 6,
+		.prog_misses_probes = 4,
 		.link_misses_known = 1, .link_misses_entry = 9, .link_misses_exit = 3,
 		.link_misses_nfuncs = 3, .link_misses_funcs = "vfs_read=7,ksys_read=3",
 	};
@@ -484,6 +485,7 @@ static void test_records_roundtrip(void)
 		CHECK_INT(g->prog_misses_known, 1);
 		CHECK_INT(g->prog_misses_entry, 20);
 		CHECK_INT(g->prog_misses_exit, 6);
+		CHECK_INT(g->prog_misses_probes, 4);
 		CHECK_INT(g->link_misses_known, 1);
 		CHECK_INT(g->link_misses_entry, 9);
 		CHECK_INT(g->link_misses_exit, 3);
@@ -1327,6 +1329,22 @@ static void test_drops_link_misses(void)
 	CHECK(strstr(t, "kprobe links: 2 other functions 4)"));
 	free(t);
 	CHECK(!rsf_print_link_misses(stderr, &(struct rsf_stats){ .link_misses_entry = 1 }));
+	/* misses of other programs (-J probes): counted apart and explained */
+	struct rsf_stats other = { .prog_misses = 53, .prog_misses_known = 1,
+				   .prog_misses_entry = 40, .prog_misses_exit = 8,
+				   .prog_misses_probes = 5 };
+	t = drops_text(&other);
+	CHECK(strstr(t, "MISSED PROBES:      53 (entry programs 40, exit programs 8, "
+		  "-J probe programs 5)\n"));
+	CHECK(strstr(t, MISSED_EXPLAINED));
+	CHECK(strstr(t, "-J probe hits skipped the same way lose only their trace rows"));
+	free(t);
+	other.prog_misses = 5;
+	other.prog_misses_entry = other.prog_misses_exit = 0;
+	t = drops_text(&other);
+	CHECK(strstr(t, "MISSED PROBES:      5 (-J probe programs 5)\n"));
+	CHECK(!strstr(t, MISSED_EXPLAINED));
+	free(t);
 }
 
 int main(void)

@@ -13,20 +13,11 @@
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-KERNELS=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
-[ -f "$KERNELS/6.12.env" ] || scripts/fetch-kernels.sh >&2 || { echo "vm-args: 0 passed, 1 failed"; exit 1; }
-# shellcheck disable=SC1091
-. "$KERNELS/6.12.env"
-for b in retsnoop-record retsnoop-report simfail args_dump; do
-	[ -x "build/$b" ] || { echo "vm-args: build/$b missing (run make build/$b)"; echo "vm-args: 0 passed, 1 failed"; exit 1; }
-done
-
-WORK=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "keeping $WORK" || trap 'rm -rf "$WORK"' EXIT
-OUT=$WORK/out
-mkdir -p "$OUT" "$WORK/g"
-cp build/retsnoop-record build/simfail "$WORK/g/"
-cp build/retsnoop-report build/args_dump "$WORK/"
+# shellcheck source=tests/vm/suite_lib.sh
+. tests/vm/suite_lib.sh
+suite_begin vm-args retsnoop-record simfail
+[ -x build/args_dump ] || suite_fail "build/args_dump missing (run make build/args_dump)"
+cp build/args_dump "$WORK/"
 cat >"$WORK/g/guest.sh" <<'EOF'
 #!/bin/sh
 cd "$(dirname "$0")"
@@ -42,8 +33,6 @@ done
 run bpfcase $R -M -A -v -c bpf -o /out/bpfcase.rsr -- ./simfail bpf-bad-map-type
 EOF
 chmod +x "$WORK/g/guest.sh"
-# shellcheck source=tests/vm/suite_lib.sh
-. tests/vm/suite_lib.sh
 boot_guest 900
 
 # the size of union bpf_attr simfail passes to bpf() (the host's header)
