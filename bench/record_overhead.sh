@@ -16,7 +16,9 @@
 #     -U's bytes per session, in its records and in the compressed file.
 # Overhead per traced call = (ns per syscall traced - untraced) / traced calls
 # per syscall; the ratio is to the empty-probe floor of the same attach type
-# (kprobe for -M/-K, fentry for -F). Medians of RUNS.
+# (kprobe for -M/-K, fentry for -F). Medians of RUNS. Printed per mode: ns
+# per syscall, ns per traced call, the floor's ns per traced call, the ratio
+# and the issue's target for it (met or MISSED; -K and -M -A have none).
 # Also: start-up of a one-function recording of /bin/true against bpftrace's
 # one-probe start-up, the recorder's peak RSS and BPF map memory, and attach +
 # detach of about 1k and 10k functions (the same globs given to both).
@@ -139,7 +141,14 @@ median() {  # the median of the numbers on stdin (empty when none)
 nsmed() { awk -v p="$1" -v c="$2" '$1 == "ns" && $2 == p && $3 == c && $4 != "" { print $4 }' "$R" | median; }
 
 echo "traced set: $(sed -n 's/^funcs //p' "$R")"
-printf '%-8s %-26s %12s %14s %8s\n' path config "ns/syscall" "ns/traced call" "x floor"
+# the issue's targets: ratio to the empty-probe floor of the same attach type
+target() {  # PATH CONFIG -> the target ratio, or nothing
+	case "$1 $2" in
+	"fail rs-M") echo 2.0 ;; "fail rs-F") echo 2.5 ;; "fail rs-MT") echo 3.0 ;;
+	"ok rs-M") echo 1.5 ;; "ok rs-F") echo 2.0 ;;
+	esac
+}
+printf '%-8s %-18s %11s %14s %12s %8s %8s\n' path config "ns/syscall" "ns/traced call" "floor ns" "x floor" target
 for path in fail ok; do
 	calls=$(awk -v p=$path '$1 == "calls" && $2 == p { print $3 }' "$R")
 	per=$(awk -v c="${calls:-0}" -v n="$N" 'BEGIN { if (c > 0) printf "%.2f", c / n; else print 0 }')
@@ -151,10 +160,14 @@ for path in fail ok; do
 		v=$(nsmed $path $cfg)
 		[ -n "$v" ] || continue
 		case $cfg in rs-F|rs0-F|bt-fentry-empty) floor=$ff ;; *) floor=$fk ;; esac
-		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" 'BEGIN {
-			if (c == "base") { printf "%-8s %-26s %12.1f %14s %8s\n", p, c, v, "-", "-"; exit }
+		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" \
+			-v t="$(target $path $cfg)" 'BEGIN {
+			if (c == "base") { printf "%-8s %-18s %11.1f %14s %12s %8s %8s\n", p, c, v, "-", "-", "-", "-"; exit }
 			o = (per > 0) ? (v - b) / per : 0; fo = (per > 0) ? (fl - b) / per : 0
-			printf "%-8s %-26s %12.1f %14.1f %8s\n", p, c, v, o, (fo > 0) ? sprintf("%.2fx", o / fo) : "-" }'
+			r = (fo > 0) ? o / fo : -1
+			tt = (t == "" || r < 0) ? "-" : sprintf("<=%s %s", t, (r <= t + 0) ? "met" : "MISSED")
+			printf "%-8s %-18s %11.1f %14.1f %12.1f %8s %s\n", p, c, v, o, fo,
+				(r >= 0) ? sprintf("%.2fx", r) : "-", tt }'
 	done
 done
 med_field() {  # KIND WHO FIELD: median of FIELD's value on "KIND WHO ... FIELD V" lines
@@ -167,7 +180,8 @@ if [ -s "$WORK/out/u1.rsr" ] && [ -s "$WORK/out/u0.rsr" ]; then   # -U: bytes pe
 fi
 rs_up=$(med_field startup rs wall_ms); bt_up=$(med_field startup bt wall_ms)
 echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrace ${bt_up} ms" \
-	"($(awk -v a="$rs_up" -v b="$bt_up" 'BEGIN { if (a > 0) printf "bpftrace/ours %.2fx", b / a }'))"
+	"($(awk -v a="$rs_up" -v b="$bt_up" 'BEGIN { if (a > 0) printf "bpftrace/ours %.2fx; target: no slower than bpftrace, %s",
+		b / a, (a <= b) ? "met" : "MISSED" }'))"
 [ -z "${BASE:-}" ] || echo "start-up of BASE (rs0): $(med_field startup rs0 wall_ms) ms"
 echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
 for size in $SIZES; do
@@ -176,8 +190,9 @@ for size in $SIZES; do
 	echo "~$size functions ($(awk -v s="$size" '$1 == "globs" && $2 == s { print NF - 2 }' "$R") globs):"
 	echo "  retsnoop-record -M: $rs"
 	echo "  bpftrace:           $bt"
-	echo "$rs" "$bt" | awk -v up_rs="$rs_up" -v up_bt="$bt_up" '{
+	echo "$rs" "$bt" | awk -v up_rs="$rs_up" -v up_bt="$bt_up" -v size="$size" '{
 		for (i = 1; i < NF; i++) if ($i == "wall_ms") w[++n] = $(i + 1)
-		if (n == 2) printf "  beyond one-function start-up: ours %.0f ms, bpftrace %.0f ms (bpftrace/ours %.2fx)\n",
-			w[1] - up_rs, w[2] - up_bt, (w[1] - up_rs > 0) ? (w[2] - up_bt) / (w[1] - up_rs) : 0 }'
+		r = (w[1] - up_rs > 0) ? (w[2] - up_bt) / (w[1] - up_rs) : 0
+		if (n == 2) printf "  beyond one-function start-up: ours %.0f ms, bpftrace %.0f ms (bpftrace/ours %.2fx%s)\n",
+			w[1] - up_rs, w[2] - up_bt, r, (size >= 10000) ? sprintf("; target >= 2x, %s", (r >= 2) ? "met" : "MISSED") : "" }'
 done

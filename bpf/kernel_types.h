@@ -32,7 +32,21 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_RINGBUF = 27,
+	BPF_MAP_TYPE_TASK_STORAGE = 29,
 };
+
+enum {
+	BPF_F_NO_PREALLOC = 1,            /* map_flags (required by task storage) */
+};
+
+enum {
+	BPF_LOCAL_STORAGE_GET_F_CREATE = 1,
+};
+
+/* opaque: a ring buffer record reserved with bpf_ringbuf_reserve_dynptr */
+struct bpf_dynptr {
+	__u64 __opaque[2];
+} __attribute__((aligned(8)));
 
 enum {
 	BPF_ANY = 0,

@@ -117,15 +117,14 @@ static __always_inline void probe_emit(void *ctx, struct session *s, u64 cookie,
 static __always_inline void handle_probe(void *ctx, u64 cookie)
 {
 	struct session *s;
-	u64 sess_id, now;
+	u64 now;
 	u32 seq_id;
 
 	/* fentry: not inside our own handler on this CPU (see guard_enter) */
 	if (!ready || (fentry_mode && !guard_enter()))
 		return;
-	sess_id = current_sess_id();
-	s = bpf_map_lookup_elem(&sessions, &sess_id);
-	if (s && !s->defunct && s->depth) {
+	s = bpf_task_storage_get(&sessions, bpf_get_current_task_btf(), 0, 0);
+	if (s && s->active && !s->defunct && s->depth) {
 		now = bpf_ktime_get_ns();
 		seq_id = s->next_seq_id++;
 		if (emit_trace)

@@ -30,6 +30,10 @@ const volatile __u64 wake_bytes = 1;          /* wake the reader early past this
 bool ready = false;
 struct rs_bpf_stats stats = {};
 
+/* a thread's session state, in its task-local storage: created at the
+ * thread's first traced entry and kept for its lifetime (reset in place at
+ * each session start, freed by the kernel with the task), so a session
+ * costs no map insert or delete and a call one storage lookup */
 struct session {
 	u64 sess_id;
 	u32 tid, pid;
@@ -41,22 +45,25 @@ struct session {
 	u32 overflow_calls;
 	u32 overflow_depth;          /* untracked nested calls currently running */
 	u16 depth, max_depth;
+	bool active;                 /* a session is open */
 	bool is_err, defunct, start_emitted, counted_incomplete;
-	s32 kstack_sz;
-	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
-	u64 kstack[RS_MAX_KSTACK_DEPTH];
-	/* saved deeper error chain for stitching */
+	u8 cur;                      /* slot of kstack[]/lbrs[] of the current chain;
+				      * cur ^ 1 holds the saved deeper chain's */
+	/* saved deeper error chain for stitching: frames [saved_depth - 1,
+	 * saved_max_depth) of saved_frames, kernel stack/LBRs in slot cur ^ 1 */
 	u16 saved_depth, saved_max_depth;
 	u32 saved_last_seq_id;
-	s32 saved_kstack_sz;
-	s32 lbrs_sz, saved_lbrs_sz;
+	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
+	s32 lbrs_sz[2];
+	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
-	u64 saved_kstack[RS_MAX_KSTACK_DEPTH];
-	struct rs_lbr_entry lbrs[RS_MAX_LBR_ENTRIES];
-	struct rs_lbr_entry saved_lbrs[RS_MAX_LBR_ENTRIES];
+	u64 kstack[3][RS_MAX_KSTACK_DEPTH];
+	struct rs_lbr_entry lbrs[2][RS_MAX_LBR_ENTRIES];
 };
 
-static const struct session empty_session = {};
+/* the fixed part of a SESSION_END record: frames[nframes] and the kernel
+ * stack's kstack_sz bytes follow it (the compact layout, docs/format.md) */
+#define END_FIXED __builtin_offsetof(struct rs_rec_session_end, frames)
 
 /* keeps the verifier convinced a frame index is in bounds (callers check
  * d < RS_MAX_FSTACK_DEPTH first; the depth is a power of two) */
@@ -69,9 +76,9 @@ static __always_inline u32 FIDX(u32 d)
 }
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);        /* resized by the recorder */
-	__type(key, u64);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct session);
 } sessions SEC(".maps");
 
@@ -192,11 +199,6 @@ static __always_inline u64 sess_id_of(u64 pid_tgid)
 	return (1ULL << 32) | bpf_get_smp_processor_id();
 }
 
-static __always_inline u64 current_sess_id(void)
-{
-	return sess_id_of(bpf_get_current_pid_tgid());
-}
-
 /* SESSION_END wakes the reader only once wake_bytes are waiting: the reader
  * also drains the buffer on its poll timeout (record/capture.c), so a
  * session is read within that timeout and a flood costs one wakeup per
@@ -284,23 +286,27 @@ static __always_inline void capture_lbrs(struct session *s)
 	lb = bpf_map_lookup_elem(&lbr_scratch, &zero);
 	if (!lb)
 		return;
-	s->lbrs_sz = lb->sz;
-	bpf_probe_read_kernel(s->lbrs, sizeof(s->lbrs), lb->e);
+	s->lbrs_sz[s->cur & 1] = lb->sz;
+	bpf_probe_read_kernel(s->lbrs[s->cur & 1], sizeof(s->lbrs[0]), lb->e);
 }
 
 #include "ustack.bpf.h"
 
 /* internal submit_session flag (never in a record): the snapshot of an
  * injected probe's hit (-J -I): emitted whatever the session's state, with
- * the running frames and the kernel stack at the hit */
+ * the running frames and the kernel stack at the hit (in kstack slot 2) */
 #define RS_SUBMIT_PROBE 0x80000000u
 
-/* emits the session's stack as one RS_REC_SESSION_END record */
+/* the session's stack as one SESSION_END record of the compact layout:
+ * only the frames and kernel stack bytes it has are copied */
 static __always_inline void submit_session(void *ctx, struct session *s, u32 flags, u64 now)
 {
-	struct rs_rec_session_end *r;
-	bool stitched = false, probe = flags & RS_SUBMIT_PROBE;
-	u32 n, i;
+	u64 fixed[END_FIXED / 8];
+	struct rs_rec_session_end *r = (void *)fixed;
+	struct bpf_dynptr dp;
+	u32 n, keep = 0, slot, kb, fb;
+	bool stitched, probe = flags & RS_SUBMIT_PROBE;
+	s32 ksz;
 
 	flags &= ~RS_SUBMIT_PROBE;
 	if (!(flags & RS_SESS_IGNORED)) {
@@ -322,18 +328,15 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		struct rs_rec_lbr *l = bpf_ringbuf_reserve(&rb, sizeof(*l), 0);
 
 		if (l) {
-			stitched = s->saved_depth && s->max_depth + 1 == s->saved_depth;
+			u32 ls = (s->saved_depth && s->max_depth + 1 == s->saved_depth) ?
+				 (s->cur ^ 1) & 1 : s->cur & 1;
+
 			l->hdr.type = RS_REC_LBR;
 			l->hdr.size = sizeof(*l);
 			l->sess_id = s->sess_id;
 			l->_pad = 0;
-			if (stitched) {
-				l->lbrs_sz = s->saved_lbrs_sz;
-				bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), s->saved_lbrs);
-			} else {
-				l->lbrs_sz = s->lbrs_sz;
-				bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), s->lbrs);
-			}
+			l->lbrs_sz = s->lbrs_sz[ls];
+			bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), s->lbrs[ls]);
 			bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
 		} else {
 			stat_inc(&stats.records_dropped);
@@ -343,15 +346,48 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	if (!(flags & RS_SESS_IGNORED))
 		emit_ustack_rec(s);   /* -U: bpf/ustack.bpf.h */
 
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
-	if (!r) {
+	/* stitch: the saved deeper error chain continues the current one */
+	stitched = !probe && s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth;
+	if (stitched) {
+		n = s->saved_max_depth;
+		keep = s->saved_depth - 1;   /* current frames [0, keep) */
+		slot = (s->cur ^ 1) & 1;
+		flags |= RS_SESS_STITCHED;
+	} else if (probe) {
+		n = s->depth;
+		slot = 2;
+		s->kstack_sz[2] = bpf_get_stack(ctx, s->kstack[2], sizeof(s->kstack[2]), 0);
+	} else {
+		n = s->max_depth;
+		slot = s->cur & 1;
+	}
+	if (n > RS_MAX_FSTACK_DEPTH)
+		n = RS_MAX_FSTACK_DEPTH;
+	if (keep > n)
+		keep = n;
+	/* 6.1's verifier loses these bounds through register copies: masks
+	 * it sees (no-ops: keep <= 64, slot <= 2) */
+	asm volatile("" : "+r"(keep), "+r"(slot));
+	keep &= 2 * RS_MAX_FSTACK_DEPTH - 1;
+	slot &= 3;
+	if (slot > 2)
+		slot = 2;
+	ksz = s->kstack_sz[slot];
+	kb = ksz > 0 ? (u32)ksz & ~7u : 0;
+	if (kb > sizeof(s->kstack[0]))
+		kb = sizeof(s->kstack[0]);
+	fb = n * sizeof(struct rs_frame);
+
+	if (bpf_ringbuf_reserve_dynptr(&rb, END_FIXED + fb + kb, 0, &dp)) {
+		bpf_ringbuf_discard_dynptr(&dp, 0);
 		stat_inc(&stats.records_dropped);
 		if (!(flags & RS_SESS_IGNORED))
 			stat_inc(&stats.sessions_dropped);
 		return;
 	}
+	__builtin_memset(fixed, 0, sizeof(fixed));
 	r->hdr.type = RS_REC_SESSION_END;
-	r->hdr.size = sizeof(*r);
+	r->hdr.size = END_FIXED + fb + kb;
 	r->sess_id = s->sess_id;
 	r->tid = s->tid;
 	r->pid = s->pid;
@@ -363,110 +399,102 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		flags |= RS_SESS_IS_ERR;
 	if (s->overflow_calls)
 		flags |= RS_SESS_OVERFLOW;
+	r->flags = flags;
+	r->nframes = n;
 	r->depth = s->depth;
-	r->_pad = 0;
-	r->stitch_pos = 0;
+	r->stitch_pos = keep;
 	r->last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
 	r->dropped_records = s->dropped_records;
 	r->overflow_calls = s->overflow_calls;
-
-	/* stitch: the saved deeper error chain continues the current one */
-	if (!probe && s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth) {
-		u32 keep = s->saved_depth - 1;   /* current frames [0, keep) */
-
-		flags |= RS_SESS_STITCHED;
-		bpf_probe_read_kernel(r->frames, sizeof(r->frames), s->saved_frames);
-		for (i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
-			if (i >= keep)
-				break;
-			r->frames[FIDX(i)] = s->frames[FIDX(i)];
-		}
-		n = s->saved_max_depth;
-		r->stitch_pos = keep;
-		r->kstack_sz = s->saved_kstack_sz;
-		bpf_probe_read_kernel(r->kstack, sizeof(r->kstack), s->saved_kstack);
+	r->kstack_sz = ksz;
+	bpf_dynptr_write(&dp, 0, fixed, END_FIXED, 0);
+	if (stitched) {
+		bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, fb, 0);
+		bpf_dynptr_write(&dp, END_FIXED, s->frames, keep * sizeof(struct rs_frame), 0);
 	} else {
-		n = s->max_depth;
-		bpf_probe_read_kernel(r->frames, sizeof(r->frames), s->frames);
-		r->kstack_sz = s->kstack_sz;
-		bpf_probe_read_kernel(r->kstack, sizeof(r->kstack), s->kstack);
+		bpf_dynptr_write(&dp, END_FIXED, s->frames, fb, 0);
 	}
-	if (probe) {
-		n = s->depth;
-		r->kstack_sz = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), 0);
-	}
-	if (n > RS_MAX_FSTACK_DEPTH)
-		n = RS_MAX_FSTACK_DEPTH;
-	r->nframes = n;
-	r->flags = flags;
-	bpf_ringbuf_submit(r, wakeup_flag());
+	bpf_dynptr_write(&dp, END_FIXED + fb, s->kstack[slot], kb, 0);
+	bpf_ringbuf_submit_dynptr(&dp, wakeup_flag());
 	if (!(flags & RS_SESS_IGNORED))
 		stat_inc(&stats.sessions_emitted);
 }
 
 /* the current error chain [depth, max_depth) is about to be overwritten:
- * keep it (and its kernel stack/LBRs) so that it can be stitched later */
+ * keep it so that it can be stitched later. Only its own frames are
+ * copied; its kernel stack and LBRs change slots (cur ^= 1) instead */
 static __always_inline void save_error_chain(struct session *s)
 {
 	u32 d = s->depth, md = s->max_depth;
 
 	if (d >= RS_MAX_FSTACK_DEPTH || md > RS_MAX_FSTACK_DEPTH)
 		return;
-	if (s->saved_depth && md + 1 == s->saved_depth) {
-		/* directly continues the saved chain: prepend, keep deeper stacks */
-		for (u32 i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
-			u32 k = d + i;
-
-			if (k >= md || k >= RS_MAX_FSTACK_DEPTH)
-				break;
-			s->saved_frames[FIDX(k)] = s->frames[FIDX(k)];
-		}
-		s->saved_depth = d + 1;
-	} else {
-		bpf_probe_read_kernel(s->saved_frames, sizeof(s->saved_frames), s->frames);
-		s->saved_depth = d + 1;
+	if (!(s->saved_depth && md + 1 == s->saved_depth)) {
+		/* a new chain replaces the saved one (else it directly
+		 * continues it: prepended, the deeper stacks kept) */
 		s->saved_max_depth = md;
-		s->saved_kstack_sz = s->kstack_sz;
-		bpf_probe_read_kernel(s->saved_kstack, sizeof(s->saved_kstack), s->kstack);
-		s->saved_lbrs_sz = s->lbrs_sz;
-		bpf_probe_read_kernel(s->saved_lbrs, sizeof(s->saved_lbrs), s->lbrs);
+		s->cur ^= 1;
 	}
+	for (u32 i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
+		u32 k = d + i;
+
+		if (k >= md || k >= RS_MAX_FSTACK_DEPTH)
+			break;
+		s->saved_frames[FIDX(k)] = s->frames[FIDX(k)];
+	}
+	s->saved_depth = d + 1;
 	s->saved_last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
+}
+
+/* a new session of the current thread, in place of its last one */
+static __always_inline void session_open(struct session *s, u64 pid_tgid)
+{
+	struct task_struct *t;
+
+	s->sess_id = sess_id_of(pid_tgid);
+	s->tid = (u32)pid_tgid;
+	s->pid = pid_tgid >> 32;
+	s->next_seq_id = 0;
+	s->dropped_records = 0;
+	s->overflow_calls = 0;
+	s->overflow_depth = 0;
+	s->depth = s->max_depth = 0;
+	s->is_err = s->defunct = s->start_emitted = s->counted_incomplete = false;
+	s->saved_depth = s->saved_max_depth = 0;
+	s->saved_last_seq_id = 0;
+	s->kstack_sz[0] = s->kstack_sz[1] = 0;
+	s->lbrs_sz[0] = s->lbrs_sz[1] = 0;
+	bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
+	t = (struct task_struct *)bpf_get_current_task();
+	BPF_CORE_READ_STR_INTO(&s->proc_comm, t, group_leader, comm);
+	s->active = true;
 }
 
 /* cookie: RS_FUNC_COOKIE(id, flags) of the traced function */
 static __always_inline void handle_entry(void *ctx, u64 cookie)
 {
+	struct task_struct *task;
 	struct session *s;
-	u64 sess_id, pid_tgid, now;
+	u64 now;
 	u32 id = (u32)cookie, flags = cookie >> 32, d;
 	bool fresh = false;
 
 	if (id >= nr_funcs)
 		return;
-	pid_tgid = bpf_get_current_pid_tgid();
-	sess_id = sess_id_of(pid_tgid);
-	s = bpf_map_lookup_elem(&sessions, &sess_id);
-	if (!s) {
-		struct task_struct *t;
-
+	task = bpf_get_current_task_btf();
+	s = bpf_task_storage_get(&sessions, task, 0, 0);
+	if (!s || !s->active) {
 		if (!(flags & RS_FUNC_IS_ENTRY))
 			return;
 		if (!task_allowed())
 			return;
-		if (bpf_map_update_elem(&sessions, &sess_id, &empty_session, BPF_NOEXIST)) {
+		if (!s)
+			s = bpf_task_storage_get(&sessions, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!s) {
 			stat_inc(&stats.sessions_table_full);
 			return;
 		}
-		s = bpf_map_lookup_elem(&sessions, &sess_id);
-		if (!s)
-			return;
-		s->sess_id = sess_id;
-		s->tid = (u32)pid_tgid;
-		s->pid = pid_tgid >> 32;
-		bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
-		t = (struct task_struct *)bpf_get_current_task();
-		BPF_CORE_READ_STR_INTO(&s->proc_comm, t, group_leader, comm);
+		session_open(s, bpf_get_current_pid_tgid());
 		fresh = true;
 	}
 	now = bpf_ktime_get_ns();   /* one clock read per call: the session's start too */
@@ -511,7 +539,7 @@ static __always_inline void handle_entry(void *ctx, u64 cookie)
 static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 {
 	struct session *s;
-	u64 sess_id, now, lat;
+	u64 now, lat;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
 	bool failed;
 
@@ -524,14 +552,13 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 	}
 	if (id >= nr_funcs)
 		return;
-	sess_id = current_sess_id();
-	s = bpf_map_lookup_elem(&sessions, &sess_id);
-	if (!s)
+	s = bpf_task_storage_get(&sessions, bpf_get_current_task_btf(), 0, 0);
+	if (!s || !s->active)
 		return;
 	if (s->overflow_depth) {
 		s->overflow_depth--;
 		if (s->defunct && !s->overflow_depth && !s->depth)
-			bpf_map_delete_elem(&sessions, &sess_id);
+			s->active = false;
 		return;
 	}
 	if (!s->depth)
@@ -582,7 +609,14 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 			if (!s->is_err) {
 				s->is_err = true;
 				s->max_depth = d + 1;
-				s->kstack_sz = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
+				/* a chain ending right above the saved deeper one is
+				 * emitted stitched, with the saved chain's stack: this
+				 * one would never be read (with -S it may be) */
+				if (!emit_success && s->saved_depth && d + 2 == s->saved_depth)
+					s->kstack_sz[s->cur & 1] = 0;
+				else
+					s->kstack_sz[s->cur & 1] = bpf_get_stack(ctx, s->kstack[s->cur & 1],
+										 sizeof(s->kstack[0]), 0);
 				capture_lbrs(s);
 			}
 		} else {
@@ -590,13 +624,14 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 		}
 	}
 	if (!s->is_err && emit_success && d + 1 == s->max_depth) {
-		s->kstack_sz = bpf_get_stack(ctx, s->kstack, sizeof(s->kstack), 0);
+		s->kstack_sz[s->cur & 1] = bpf_get_stack(ctx, s->kstack[s->cur & 1],
+							 sizeof(s->kstack[0]), 0);
 		capture_lbrs(s);
 	}
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);
-		bpf_map_delete_elem(&sessions, &sess_id);
+		s->active = false;
 	}
 }
 
@@ -683,10 +718,12 @@ int rs_fexit(u64 *ctx)
 SEC("raw_tp/sched_process_exit")
 int rs_task_exit(void *ctx)
 {
-	u64 sess_id = current_sess_id();
+	struct session *s = bpf_task_storage_get(&sessions, bpf_get_current_task_btf(), 0, 0);
 
-	if (bpf_map_delete_elem(&sessions, &sess_id) == 0)
+	if (s && s->active) {
+		s->active = false;
 		stat_inc(&stats.sessions_exited);
+	}
 	return 0;
 }
 

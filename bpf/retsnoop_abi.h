@@ -100,6 +100,10 @@ struct rs_rec_session_start {
 	char proc_comm[RS_TASK_COMM_LEN];
 };
 
+/* two layouts (docs/format.md): full (hdr.size = sizeof, as declared) or
+ * compact (hdr.size smaller: frames[nframes] follow the fixed part, then
+ * kstack_sz bytes of kernel stack); readers expand both with
+ * rsf_end_expand() (format/rsfile.h) */
 struct rs_rec_session_end {
 	struct rs_rec_hdr hdr;
 	rs_u64 sess_id;                   /* tid, or (1<<32 | cpu) for idle threads */

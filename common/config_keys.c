@@ -15,9 +15,9 @@ static const char *const args_fmt_modes[] = { "compact", "multiline", "verbose",
 
 static const struct cfg_key keys[] = {
 	{ "bpf.ringbuf-size", CFG_BPF_RINGBUF_SIZE, CFG_POW2, "BYTES", 4096, 1ULL << 31, NULL,
-	  "8388608", REC, "ring buffer size, a power of two >= 4096 (raise on drops)" },
+	  "8388608", REC, "ring buffer size, a power of two >= 4096 (raise on drops; live retsnoop: 524288)" },
 	{ "bpf.sessions-size", CFG_BPF_SESSIONS_SIZE, CFG_UINT, "N", 1, 1000000, NULL,
-	  "4096", REC, "sessions in flight at once, 1..1000000 (raise on TABLE FULL)" },
+	  "4096", REC, "accepted, no effect: sessions live in task-local storage, one per thread" },
 	{ "bpf.max-depth", CFG_BPF_MAX_DEPTH, CFG_UINT, "N", 1, RS_MAX_FSTACK_DEPTH, NULL,
 	  "64", REC, "nested calls tracked per session, 1..64" },
 	{ "args.max-total-args-size", CFG_ARGS_MAX_TOTAL, CFG_UINT, "BYTES", 1, 65536, NULL,

@@ -28,6 +28,7 @@ const char *rsf_block_build_pre(ZSTD_CCtx *cctx, uint32_t type, uint32_t count,
 				const void *pre, size_t pre_len,
 				const void *raw, size_t raw_size, struct rsf_buf *out)
 {
+	int level = type == RSF_BLK_KSYMS ? RSF_ZSTD_LEVEL_TABLES : RSF_ZSTD_LEVEL;
 	if (raw_size > UINT32_MAX)
 		return "block too large";
 	size_t bound = ZSTD_compressBound(raw_size);
@@ -37,8 +38,7 @@ const char *rsf_block_build_pre(ZSTD_CCtx *cctx, uint32_t type, uint32_t count,
 		return "out of memory";
 	if (pre_len)
 		memcpy(out->data + RSF_BLOCK_HDR_SIZE, pre, pre_len);
-	size_t csz = ZSTD_compressCCtx(cctx, out->data + head, bound, raw, raw_size,
-				       RSF_ZSTD_LEVEL);
+	size_t csz = ZSTD_compressCCtx(cctx, out->data + head, bound, raw, raw_size, level);
 	if (ZSTD_isError(csz))
 		return ZSTD_getErrorName(csz);
 	if (csz + pre_len > UINT32_MAX)

@@ -80,6 +80,9 @@ struct rsf_block_hdr {                   /* 32 bytes before every block */
 #define RSF_TRAILER_MAX      (64u << 10)
 #define RSF_CHUNK_COMP_MAX   (ZSTD_COMPRESSBOUND(RSF_CHUNK_MAX) + RSF_RING_PREFIX_SIZE)
 #define RSF_ZSTD_LEVEL       3
+/* the header's tables (the kallsyms snapshot: ~6 MB raw, compressed once at
+ * start-up, on the recorder's start-up path): a faster level */
+#define RSF_ZSTD_LEVEL_TABLES 1
 #define RSF_REC_ALIGN        8
 
 #define RSF_NO_STR           0xffffffffu     /* string offset meaning NULL */

@@ -25,9 +25,13 @@ static uint64_t str_hash(const char *s, size_t n)
 	return h;
 }
 
-static int strtab_grow(struct strtab *t)
+/* grows the slots to at least 2 * WANT (a power of two, 1024 at least) */
+static int strtab_grow_to(struct strtab *t, size_t want)
 {
 	size_t n = t->nslots ? t->nslots * 2 : 1024;
+
+	while (n < 2 * want)
+		n *= 2;
 	uint32_t *slots = malloc(n * sizeof(*slots));
 	if (!slots)
 		return -1;
@@ -52,7 +56,7 @@ static int strtab_grow(struct strtab *t)
  * failure. NULL is encoded as RSF_NO_STR by the caller. */
 static int strtab_add(struct strtab *t, const char *s, uint32_t *off)
 {
-	if ((t->used + 1) * 2 > t->nslots && strtab_grow(t))
+	if ((t->used + 1) * 2 > t->nslots && strtab_grow_to(t, t->used + 1))
 		return -1;
 	size_t n = strlen(s);
 	size_t j = str_hash(s, n) & (t->nslots - 1);
@@ -132,6 +136,12 @@ const char *rsf_table_encode_ksyms(const struct rsf_ksym *k, size_t n, struct rs
 	const char *e = table_begin(out, n, RSF_KSYM_ENT_SIZE);
 	if (e)
 		return e;
+	/* sized once for every name (~155k on a distribution kernel) and the
+	 * strings' bytes reserved: no rehash, no copy while it grows */
+	if (strtab_grow_to(&t, n + 64) || rsf_buf_reserve(&t.buf, n * 24)) {
+		strtab_free(&t);
+		return "out of memory";
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *p = out->data + RSF_TABLE_HDR_SIZE + i * RSF_KSYM_ENT_SIZE;
 		rsf_put64(p, k[i].addr);

@@ -179,6 +179,12 @@ enum rsf_status {
 
 /* Opens and reads header, metadata and tables. NULL on error with a
  * one-line message in err (not a recording, bad version, truncated header). */
+/* a SESSION_END record of either layout (full, or compact: frames[nframes]
+ * then kstack_sz bytes; docs/format.md) as the full struct, zero-filled
+ * past what the record holds; returns the bytes a full-layout record with
+ * the same data would have (what bounds checks against the record size use) */
+size_t rsf_end_expand(const struct rs_rec_hdr *h, struct rs_rec_session_end *e);
+
 struct rsf_reader *rsf_reader_open(const char *path, char *err, size_t errlen);
 const struct rsf_meta *rsf_reader_meta(const struct rsf_reader *r);
 const struct rsf_ksym *rsf_reader_ksyms(const struct rsf_reader *r, size_t *n);

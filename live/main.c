@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LIVE_RINGBUF_SIZE (512u << 10)   /* default -C bpf.ringbuf-size of the live tool */
+
 #define PROG "retsnoop"
 
 struct live {
@@ -141,6 +143,11 @@ static int parse_args(struct live *l, int argc, char **argv, int *status)
 	int r;
 
 	record_opts_init(o, argc, argv);
+	/* this consumer renders every session, slower than a flood of failing
+	 * calls now produces them: a larger buffer only holds more sessions not
+	 * shown yet (later output, more lost on a kill: tests/vm/durability.sh
+	 * wants at most 1.5 s); 512 KiB holds ~900 compact sessions */
+	o->ringbuf_size = LIVE_RINGBUF_SIZE;
 	l->ropts.symb = SYMB_DEFAULT;
 	l->ropts.args.max_width = ARGS_FMT_DEFAULT_WIDTH;
 	shared_opts_init(&s, OPT_LIVE, live_config, l);

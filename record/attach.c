@@ -108,7 +108,6 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	s->rodata->wake_bytes = o->ringbuf_size / 4 ? o->ringbuf_size / 4 : 1;
 	set_user_stacks(s, o);
 
-	bpf_map__set_max_entries(s->maps.sessions, o->sessions_size);
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
 
@@ -130,7 +129,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 			 strerror(e), e == EPERM ?
 			 ": not permitted (need root with CAP_BPF/CAP_PERFMON, and no lockdown/LSM policy forbidding BPF tracing)" :
 			 e == EACCES ? ": the BPF verifier rejected a program (run with -vvv to see its log)" :
-			 e == ENOMEM ? ": try a smaller -C bpf.sessions-size or -C bpf.ringbuf-size" :
+			 e == ENOMEM ? ": try a smaller -C bpf.ringbuf-size" :
 			 "; run with -vvv to see the verifier log");
 		return -1;
 	}

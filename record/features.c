@@ -95,9 +95,18 @@ void features_probe_kprobe_multi(struct features *f, uint64_t addr)
 			 policy_hint(errno));
 		return;
 	}
+	/* a link of no address: a kernel with kprobe.multi refuses it with
+	 * EINVAL after its EOPNOTSUPP check, so nothing is attached (attaching
+	 * and detaching a real one patches the function twice and waits for
+	 * an RCU grace period: ~60 ms of start-up) */
 	lopts.kprobe_multi.addrs = addrs;
-	lopts.kprobe_multi.cnt = 1;
+	lopts.kprobe_multi.cnt = 0;
 	lfd = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
+	if (lfd < 0 && errno == EINVAL) {
+		close(fd);
+		f->kprobe_multi = true;
+		return;
+	}
 	if (lfd < 0) {
 		f->kprobe_multi_err = errno;
 		snprintf(f->why_kprobe_multi, sizeof(f->why_kprobe_multi),

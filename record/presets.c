@@ -55,6 +55,11 @@ const char *const enforced_deny[] = {
 	"bpf_get_current_task", "bpf_get_current_task_btf", "bpf_probe_read_kernel",
 	"bpf_probe_read_kernel_str", "bpf_map_lookup_elem", "bpf_map_update_elem",
 	"bpf_map_delete_elem",
+	/* the session's task-local storage and the SESSION_END dynptr writes */
+	"bpf_task_storage_get*", "__bpf_task_storage_get", "task_storage_lookup",
+	"bpf_task_storage_trylock", "bpf_task_storage_unlock", "bpf_local_storage_lookup",
+	"bpf_local_storage_update", "bpf_selem_*", "bpf_dynptr_write", "__bpf_dynptr_write",
+	"bpf_dynptr_check_off_len", "bpf_dynptr_is_rdonly",
 	/* the kernel-stack capture (bpf_get_stack) path: unwinding asks these
 	 * about every frame */
 	"__bpf_get_stack*", "is_bpf_text_address", "bpf_ksym_find", "bpf_prog_ksym_find",

@@ -102,28 +102,30 @@ static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 {
 	struct record_sink *s = ctx;
 	const struct rs_rec_session_end *end = (const void *)rec;
-	struct rs_rec_session_end copy;
+	struct rs_rec_session_end full, copy;
 
 	if (s->umaps && note_process(s, rec, size) < 0)
 		return -1;
 	if (s->hold && rec->type == RS_REC_USTACK && size >= sizeof(struct rs_rec_ustack))
 		return ustack_hold_put(s->hold, rec, (uint32_t)size, emit_rec, s);
 
-	if (rec->type != RS_REC_SESSION_END || size < sizeof(*end) ||
-	    (end->flags & RS_SESS_IGNORED))
+	if (rec->type != RS_REC_SESSION_END || size < offsetof(struct rs_rec_session_end, frames) ||
+	    size > sizeof(copy) || (end->flags & RS_SESS_IGNORED))
 		return emit(s, rec, (uint32_t)size);
 	/* past --stop-after N, sessions still draining from the ring buffer
 	 * are kept as ignored: the recording holds exactly N */
 	bool over = s->stop_after && s->finals >= s->stop_after;
+	if (!over && err_filter_active(s->errs))
+		rsf_end_expand(rec, &full);   /* compact records too */
 	if (over || (err_filter_active(s->errs) &&
-		     !err_filter_keep(s->errs, end, sel_flags, (void *)s->sel))) {
+		     !err_filter_keep(s->errs, &full, sel_flags, (void *)s->sel))) {
 		/* keep the record so trace data is freed, but mark it filtered */
-		memcpy(&copy, end, sizeof(copy));
+		memcpy(&copy, end, size);
 		copy.flags |= RS_SESS_IGNORED;
 		s->filtered += !over;
 		if (s->hold && ustack_hold_end(s->hold, end->sess_id, false, emit_rec, s) < 0)
 			return -1;
-		return emit(s, &copy, sizeof(copy));
+		return emit(s, &copy, (uint32_t)size);
 	}
 	s->sessions++;
 	if (s->hold && ustack_hold_end(s->hold, end->sess_id, true, emit_rec, s) < 0)

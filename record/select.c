@@ -50,7 +50,7 @@ static int cmp_tentry(const void *pa, const void *pb)
 	return c ? c : cmp_str_nullable(a->module, b->module);
 }
 
-/* kallsyms by (name, module): the name index ksyms already keeps */
+/* kallsyms by (name, module): ksyms' name index */
 struct kidx {
 	const struct ksyms *ks;
 	size_t n;
@@ -58,7 +58,7 @@ struct kidx {
 
 static const struct ksym *kidx_at(const struct kidx *k, size_t i)
 {
-	return ksyms_by_name_at(k->ks, i);
+	return ksyms_at(k->ks, i);   /* any order: only counted */
 }
 
 static void kidx_init(struct kidx *k, const struct ksyms *ks)
@@ -67,33 +67,17 @@ static void kidx_init(struct kidx *k, const struct ksyms *ks)
 	k->n = ksyms_count(ks);
 }
 
-/* first index of (name, module) and how many follow */
-static size_t kidx_find(const struct kidx *k, const char *name, const char *module, size_t *cnt)
-{
-	size_t lo = 0, hi = k->n;
+/* BTF function name -> id: the first few lookups scan the BTF (libbpf);
+ * past them, an index of the function names sorted for binary search is
+ * built once, which costs as much as about a dozen scans: a small
+ * selection never pays for it */
+#define BIDX_SCANS 8
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(kidx_at(k, mid)->name, name);
-
-		if (!c)
-			c = cmp_str_nullable(kidx_at(k, mid)->module, module);
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*cnt = 0;
-	while (lo + *cnt < k->n && !strcmp(kidx_at(k, lo + *cnt)->name, name) &&
-	       !cmp_str_nullable(kidx_at(k, lo + *cnt)->module, module))
-		(*cnt)++;
-	return lo;
-}
-
-/* BTF function name -> id, sorted for binary search */
 struct bidx {
+	const struct btf *btf;
 	struct { const char *name; int id; } *v;
-	size_t n;
+	size_t n, scans;
+	bool built;
 };
 
 static int cmp_bentry(const void *pa, const void *pb)
@@ -101,31 +85,44 @@ static int cmp_bentry(const void *pa, const void *pb)
 	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
 }
 
-static int bidx_build(struct bidx *b, const struct btf *btf)
+static int bidx_build(struct bidx *b)
 {
-	unsigned n = btf ? btf__type_cnt(btf) : 0;
+	unsigned n = b->btf ? btf__type_cnt(b->btf) : 0;
 
 	b->n = 0;
 	b->v = malloc((n ? n : 1) * sizeof(*b->v));
 	if (!b->v)
 		return -1;
 	for (unsigned id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_type *t = btf__type_by_id(b->btf, id);
 
 		if (!btf_is_func(t))
 			continue;
-		b->v[b->n].name = btf__name_by_offset(btf, t->name_off);
+		b->v[b->n].name = btf__name_by_offset(b->btf, t->name_off);
 		b->v[b->n].id = (int)id;
 		b->n++;
 	}
 	qsort(b->v, b->n, sizeof(*b->v), cmp_bentry);
+	b->built = true;
 	return 0;
 }
 
-static int bidx_find(const struct bidx *b, const char *name)
+/* the BTF id of function NAME, 0 when none (or out of memory) */
+static int bidx_find(struct bidx *b, const char *name)
 {
-	size_t lo = 0, hi = b->n;
+	size_t lo = 0, hi;
 
+	if (!b->btf)
+		return 0;
+	if (!b->built && b->scans < BIDX_SCANS) {
+		int id = btf__find_by_name_kind(b->btf, name, BTF_KIND_FUNC);
+
+		b->scans++;
+		return id > 0 ? id : 0;
+	}
+	if (!b->built && bidx_build(b))
+		return 0;
+	hi = b->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		int c = strcmp(b->v[mid].name, name);
@@ -142,7 +139,7 @@ static int bidx_find(const struct bidx *b, const char *name)
 
 /* diagnosis of an -e glob that selected nothing */
 static void explain_unmatched(const char *kind, const struct glob_spec *g, const struct kidx *k,
-			      const struct tentry *all, size_t nall, const struct bidx *b,
+			      const struct tentry *all, size_t nall, struct bidx *b,
 			      bool need_btf, const struct glob_set *deny,
 			      const struct glob_set *enforced, char *err, size_t errlen,
 			      const char *text)
@@ -219,6 +216,69 @@ static char *read_whole(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
+static uint32_t tentry_hash(const struct tentry *t)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a over name, then module */
+
+	for (const char *p = t->name; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	if (t->module)
+		for (const char *p = t->module; *p; p++)
+			h = (h ^ (uint8_t)*p) * 16777619u;
+	return h;
+}
+
+/* same-named static functions listed more than once: one entry each,
+ * counted, in the order of their first listing (a hash table instead of
+ * sorting ~55k names); returns the entries left. Out of memory: a sort */
+static size_t merge_duplicates(struct tentry *v, size_t n)
+{
+	size_t nb = 64, w = 0;
+	uint32_t *slot;
+
+	while (nb < 2 * n)
+		nb <<= 1;
+	slot = calloc(nb, sizeof(*slot));   /* entry index + 1; 0: free */
+	if (!slot) {
+		qsort(v, n, sizeof(*v), cmp_tentry);
+		for (size_t i = 0; i < n; i++) {
+			if (w && !cmp_tentry(&v[w - 1], &v[i]))
+				v[w - 1].count++;
+			else
+				v[w++] = v[i];
+		}
+		return w;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t j = tentry_hash(&v[i]) & (nb - 1);
+
+		while (slot[j] && cmp_tentry(&v[slot[j] - 1], &v[i]))
+			j = (j + 1) & (nb - 1);
+		if (slot[j]) {
+			v[slot[j] - 1].count++;
+			continue;
+		}
+		v[w] = v[i];
+		slot[j] = (uint32_t)++w;
+	}
+	free(slot);
+	return w;
+}
+
+/* the selection in (name, module, address) order, the order function ids
+ * had when the traceable list was sorted */
+static int cmp_sel(const void *pa, const void *pb)
+{
+	const struct traced_func *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	if (!c)
+		c = cmp_str_nullable(a->module, b->module);
+	if (!c && a->addr != b->addr)
+		c = a->addr < b->addr ? -1 : 1;
+	return c;
+}
+
 /* *TEXT: the file's contents, which the entries' names point into */
 static int read_traceable(struct tentry **out, size_t *nout, char **textp, char *err,
 			  size_t errlen)
@@ -275,18 +335,8 @@ static int read_traceable(struct tentry **out, size_t *nout, char **textp, char 
 		return -1;
 	}
 	*textp = text;
-	/* sort and merge duplicates (same-named static functions) */
-	qsort(v, n, sizeof(*v), cmp_tentry);
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (w && !cmp_tentry(&v[w - 1], &v[i])) {
-			v[w - 1].count++;
-			continue;
-		}
-		v[w++] = v[i];
-	}
 	*out = v;
-	*nout = w;
+	*nout = merge_duplicates(v, n);
 	return 0;
 }
 
@@ -319,13 +369,17 @@ struct select_ctx {
 	size_t *deny_hits;          /* per -d glob: traceable functions it matched */
 };
 
+/* same-named static functions of one module attached at once, at most */
+#define MAX_INSTANCES 64
+
 /* selects traceable function t (every kallsyms address of it) if the globs
  * want it and it can be attached; -1 only when out of memory */
 static int consider(struct select_ctx *c, const struct tentry *t, struct selection *out)
 {
 	const struct record_opts *o = c->o;
+	const struct ksym *hits[MAX_INSTANCES];
 	int e, a, btf_id = 0;
-	size_t first, cnt;
+	size_t cnt;
 	uint32_t flags;
 
 	for (size_t g = 0; g < o->deny.n; g++)
@@ -342,8 +396,8 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 		out->skipped_denied++;
 		return 0;
 	}
-	first = kidx_find(&c->k, t->name, t->module, &cnt);
-	if (cnt == 0 || (int)cnt != t->count) {
+	cnt = ksyms_find_exact(c->k.ks, t->name, t->module, hits, MAX_INSTANCES);
+	if (cnt == 0 || (int)cnt != t->count || cnt > MAX_INSTANCES) {
 		out->skipped_ambiguous++;
 		return 0;
 	}
@@ -370,7 +424,7 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 				c->allow_hits[g]++;
 	}
 	for (size_t j = 0; j < cnt; j++)
-		if (add_func(out, &c->cap, kidx_at(&c->k, first + j), flags, btf_id))
+		if (add_func(out, &c->cap, hits[j], flags, btf_id))
 			return -1;
 	return 0;
 }
@@ -496,8 +550,8 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 	c->entry_hits = calloc(c->o->entry.n + 1, sizeof(*c->entry_hits));
 	c->allow_hits = calloc(c->o->allow.n + 1, sizeof(*c->allow_hits));
 	c->deny_hits = calloc(c->o->deny.n + 1, sizeof(*c->deny_hits));
-	if (!c->entry_hits || !c->allow_hits || !c->deny_hits ||
-	    bidx_build(&c->b, c->btf)) {
+	c->b.btf = c->btf;
+	if (!c->entry_hits || !c->allow_hits || !c->deny_hits) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -515,6 +569,7 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 		snprintf(err, errlen, "no traceable function matched the globs");
 		return -1;
 	}
+	qsort(out->v, out->n, sizeof(*out->v), cmp_sel);
 	return 0;
 }
 

@@ -105,6 +105,7 @@ static int load(struct fail_paths *fp, int k, struct side *sd)
 	struct rsf_reader *r = rsf_reader_open(sd->path, err, sizeof(err));
 	const struct rs_rec_hdr *h;
 	const struct rsf_func *funcs;
+	struct rs_rec_session_end full;
 	size_t nfuncs;
 	enum rsf_status st;
 	int ret = 0;
@@ -119,10 +120,14 @@ static int load(struct fail_paths *fp, int k, struct side *sd)
 	while ((st = rsf_reader_next(r, &h)) == RSF_OK) {
 		const struct rs_rec_session_end *e = (const void *)h;
 
-		if (h->type != RS_REC_SESSION_END || h->size < offsetof(struct rs_rec_session_end, kstack) ||
+		if (h->type != RS_REC_SESSION_END || h->size < offsetof(struct rs_rec_session_end, frames) ||
 		    (e->flags & (RS_SESS_INTERIM | RS_SESS_IGNORED)))
 			continue;
-		if (fail_paths_add(fp, k, e, funcs, nfuncs)) {
+		if (rsf_end_expand(h, &full) < offsetof(struct rs_rec_session_end, frames) +
+		    (size_t)(full.nframes < RS_MAX_FSTACK_DEPTH ? full.nframes : RS_MAX_FSTACK_DEPTH) *
+		    sizeof(struct rs_frame))
+			continue;   /* frames cut short: not a session to compare */
+		if (fail_paths_add(fp, k, &full, funcs, nfuncs)) {
 			fprintf(stderr, PROG ": out of memory\n");
 			ret = -1;
 			break;

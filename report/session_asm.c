@@ -266,16 +266,14 @@ static int kstack_entries(const struct rs_rec_session_end *e, size_t have)
 	return (int)(kb / sizeof(e->kstack[0]));
 }
 
-/* a cut record reads as zeroes past its end; frames must fit in it.
- * 0 with *e and *s filled; -1 when malformed */
+/* either layout, expanded (rsf_end_expand); a cut record reads as zeroes
+ * past its end; frames must fit in it. 0 with *e and *s filled; -1 when
+ * malformed */
 static int validate_end(const struct rs_rec_hdr *h, struct rs_rec_session_end *e,
 			struct rp_session *s)
 {
-	size_t have = h->size < sizeof(*e) ? h->size : sizeof(*e);
+	size_t have = rsf_end_expand(h, e);
 
-	memcpy(e, h, have);
-	if (have < sizeof(*e))
-		memset((char *)e + have, 0, sizeof(*e) - have);
 	if (e->nframes > RS_MAX_FSTACK_DEPTH ||
 	    have < offsetof(struct rs_rec_session_end, frames) + e->nframes * sizeof(struct rs_frame))
 		return -1;

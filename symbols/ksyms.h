@@ -32,8 +32,10 @@ const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);  /* sorted by add
 const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr);
 /* first symbol with this name (module NULL = any); *count = how many */
 const struct ksym *ksyms_find(const struct ksyms *ks, const char *name, const char *module, size_t *count);
-/* the i-th symbol in (name, module with vmlinux first, address) order */
-const struct ksym *ksyms_by_name_at(const struct ksyms *ks, size_t i);
+/* the symbols named NAME in exactly MODULE (NULL: vmlinux), in address
+ * order: the first MAX into OUT; returns how many there are */
+size_t ksyms_find_exact(const struct ksyms *ks, const char *name, const char *module,
+			const struct ksym **out, size_t max);
 /* any symbol, not only functions: used for _text/_stext */
 uint64_t ksyms_find_any_addr(const char *kallsyms_path, const char *name);
 

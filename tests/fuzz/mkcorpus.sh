@@ -3,7 +3,8 @@
 # DIR/report: the small synthetic recordings the golden tests make
 # (build/golden*, made first when missing), the -U self-capture ones
 # (build/ustack-test), heads of the committed real VM
-# recordings (tests/golden/data, tests/dwarf/data), truncated and
+# recordings (tests/golden/data, tests/dwarf/data), the compact-END ones
+# (build/golden/compact), truncated and
 # byte-damaged variants of each; report seeds carry a leading byte that
 # picks the command line (tests/fuzz/fuzz_report.c), several per seed.
 set -euo pipefail
@@ -21,7 +22,8 @@ fi
 # -U user stacks: the host self-capture recordings (tests/ustack/run.sh)
 ls build/ustack-test/*.rsr >/dev/null 2>&1 || tests/ustack/run.sh >/dev/null 2>&1 || true
 n=0
-for f in build/ustack-test/*.rsr build/golden/*.rsrec build/golden-filters/*.rsrec build/golden-views/*.rsrec \
+for f in build/ustack-test/*.rsr build/golden/*.rsrec build/golden/compact/*.rsrec \
+	 build/golden-filters/*.rsrec build/golden-views/*.rsrec \
 	 build/golden-args/*.rsrec build/golden-probes/*.rsrec; do
 	[ -f "$f" ] || continue
 	sz=$(stat -c %s "$f")

@@ -97,9 +97,27 @@ void rb_kframe(uint64_t addr)
 	rb_e.kstack_sz += 8;
 }
 
+/* RB_COMPACT=1: the compact SESSION_END layout the BPF side writes
+ * (frames[nframes] then kstack_sz bytes), else the full struct */
 void rb_emit(struct rsf_writer *w)
 {
-	rb_add(w, &rb_e, rb_e.hdr.size);
+	static uint8_t buf[sizeof(rb_e)];
+	size_t fixed = offsetof(struct rs_rec_session_end, frames);
+	size_t fb = rb_e.nframes * sizeof(rb_e.frames[0]);
+	size_t kb = rb_e.kstack_sz > 0 ? (size_t)rb_e.kstack_sz : 0;
+	const char *c = getenv("RB_COMPACT");
+	struct rs_rec_hdr h = rb_e.hdr;
+
+	if (!c || strcmp(c, "1") || fixed + fb + kb >= sizeof(rb_e)) {
+		rb_add(w, &rb_e, rb_e.hdr.size);
+		return;
+	}
+	h.size = (uint32_t)(fixed + fb + kb);
+	memcpy(buf, &rb_e, fixed);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + fixed, rb_e.frames, fb);
+	memcpy(buf + fixed + fb, rb_e.kstack, kb);
+	rb_add(w, buf, h.size);
 }
 
 void rb_start(struct rsf_writer *w, uint64_t sess, uint32_t tid, uint32_t pid,

@@ -73,6 +73,25 @@ if diff <(tail -n +2 "$WORK/kprobe_err.out") <(tail -n +2 "$WORK/kaslr.out") >/d
 else
 	golden_bad "kaslr_same_as_kprobe: the KASLR slide changed the rendering"
 fi
+# the compact SESSION_END layout (what the BPF side writes) renders exactly
+# like the full one: the same recordings written both ways
+mkdir -p "$WORK/compact"
+if (cd "$WORK/compact" && RB_COMPACT=1 "$ROOT/build/mkrec" .); then
+	for f in kprobe_err fexit results stitched interim idle drops; do
+		for fl in "" "--format json" "summary"; do
+			# shellcheck disable=SC2086
+			if diff <(cd "$WORK" && "$REPORT" $fl "$f.rsrec" 2>&1) \
+				<(cd "$WORK/compact" && "$REPORT" $fl "$f.rsrec" 2>&1) >/dev/null &&
+				! cmp -s "$WORK/$f.rsrec" "$WORK/compact/$f.rsrec"; then
+				golden_ok
+			else
+				golden_bad "compact_same_as_full: $f ${fl:-(stack view)} differs, or the file is not compact"
+			fi
+		done
+	done
+else
+	golden_bad "compact_same_as_full: mkrec RB_COMPACT=1 failed"
+fi
 golden_done
 RC=$?
 

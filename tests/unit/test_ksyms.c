@@ -139,6 +139,15 @@ static void test_find(void)
 	CHECK(ksyms_find(ks, "vfs_read_", NULL, NULL) == NULL);
 	s = ksyms_find(ks, "ksys_read_alias", NULL, &n);
 	CHECK(s && n == 1 && s->addr == 0xffffffff81003000ULL);
+	/* exact (name, module): NULL is vmlinux only; address order */
+	const struct ksym *hits[4] = { NULL };
+	CHECK_INT(ksyms_find_exact(ks, "dup_static", NULL, hits, 4), 1);
+	CHECK(hits[0] && hits[0]->module == NULL);
+	CHECK_INT(ksyms_find_exact(ks, "dup_static", "kvm", hits, 4), 1);
+	CHECK(hits[0] && hits[0]->addr == 0xffffffffc0a02000ULL);
+	CHECK_INT(ksyms_find_exact(ks, "dup_static", "nope", hits, 4), 0);
+	CHECK_INT(ksyms_find_exact(ks, "vfs_rea", NULL, hits, 4), 0);
+	CHECK_INT(ksyms_find_exact(ks, "dup_static", "kvm", hits, 0), 1);   /* counted, not stored */
 	ksyms_free(ks);
 
 	CHECK_INT(write_file(small_kallsyms), 0);
