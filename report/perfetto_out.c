@@ -316,30 +316,37 @@ static void put_session_slice(struct perfetto_out *p, const struct rp_session *s
 /* -A: the call's arguments as "arguments": {name: value text}; names are
  * BTF identifiers, anything else in them becomes '_' (a key is written
  * as given) */
+/* KEY: {"name": "value", ...} of rendered arguments or probe context
+ * fields, names made identifier-safe (other bytes become '_') */
+static void put_args_object(struct json_writer *w, const char *key, const struct args_list *l)
+{
+	char name[64];
+
+	jw_key(w, key);
+	jw_obj_begin(w);
+	for (size_t i = 0; i < l->n; i++) {
+		size_t k;
+
+		for (k = 0; l->items[i].name[k] && k + 1 < sizeof(name); k++) {
+			char c = l->items[i].name[k];
+
+			name[k] = isalnum((unsigned char)c) ? c : '_';
+		}
+		name[k] = '\0';
+		jw_key(w, name);
+		jw_str(w, l->items[i].value);
+	}
+	jw_obj_end(w);
+}
+
 static void put_call_args(struct perfetto_out *p, const struct rp_session *s,
 			  const struct slice *sl)
 {
 	struct args_fmt fmt = { .mode = ARGS_FMT_COMPACT, .max_width = 0, .ascii = true };
 	struct args_list l = {0};
-	char key[64];
 
-	if (rp_call_args(p->env, s, sl->seq_id, sl->func_id, &fmt, &l) && l.n) {
-		jw_key(&p->w, "arguments");
-		jw_obj_begin(&p->w);
-		for (size_t i = 0; i < l.n; i++) {
-			size_t k;
-
-			for (k = 0; l.items[i].name[k] && k + 1 < sizeof(key); k++) {
-				char c = l.items[i].name[k];
-
-				key[k] = isalnum((unsigned char)c) ? c : '_';
-			}
-			key[k] = '\0';
-			jw_key(&p->w, key);
-			jw_str(&p->w, l.items[i].value);
-		}
-		jw_obj_end(&p->w);
-	}
+	if (rp_call_args(p->env, s, sl->seq_id, sl->func_id, &fmt, &l) && l.n)
+		put_args_object(&p->w, "arguments", &l);
 	args_list_free(&l);
 }
 
@@ -411,15 +418,8 @@ static void put_probe_instant(struct perfetto_out *p, const struct rp_session *s
 	jw_obj_begin(w);
 	jw_key(w, "depth");
 	jw_uint(w, pr->depth + 1u);
-	if (rp_probe_ctx(p->env, pr, &fmt, &l)) {
-		jw_key(w, "context");
-		jw_obj_begin(w);
-		for (size_t i = 0; i < l.n; i++) {
-			jw_key(w, l.items[i].name);
-			jw_str(w, l.items[i].value);
-		}
-		jw_obj_end(w);
-	}
+	if (rp_probe_ctx(p->env, pr, &fmt, &l))
+		put_args_object(w, "context", &l);
 	args_list_free(&l);
 	jw_obj_end(w);
 	jw_obj_end(w);
