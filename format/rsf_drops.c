@@ -66,8 +66,8 @@ bool rsf_print_link_misses(FILE *f, const struct rsf_stats *st)
 static void print_missed(FILE *f, const struct rsf_stats *st, uint64_t links)
 {
 	uint64_t ee = st->prog_misses_entry + st->prog_misses_exit;
-	uint64_t other = st->prog_misses_probes;
-	bool progs = ee || other;
+	uint64_t probes = st->prog_misses_probes;   /* -J programs, apart from entry/exit */
+	bool progs = ee || probes;
 
 	fprintf(f, "%-20s%" PRIu64, "MISSED PROBES:", st->prog_misses + links);
 	if (progs || links)
@@ -75,21 +75,21 @@ static void print_missed(FILE *f, const struct rsf_stats *st, uint64_t links)
 	if (ee)
 		fprintf(f, "entry programs %" PRIu64 ", exit programs %" PRIu64,
 			st->prog_misses_entry, st->prog_misses_exit);
-	if (ee && other)
+	if (ee && probes)
 		fputs(", ", f);
-	if (other)
-		fprintf(f, "-J probe programs %" PRIu64, other);
+	if (probes)
+		fprintf(f, "-J probe programs %" PRIu64, probes);
 	if (progs && links)
 		fputs("; ", f);
 	if (links)
 		rsf_print_link_misses(f, st);
 	if (progs || links)
 		fputs(")", f);
-	if (st->prog_misses > other || links)
+	if (st->prog_misses > probes || links)
 		fprintf(f, "\n%-20s(traced calls the kernel ran without retsnoop's BPF program, which "
 			"it skips while another BPF program%s runs on that CPU: their sessions may "
 			"lack frames or be missing)", "", links ? " or probe" : "");
-	if (other)
+	if (probes)
 		fprintf(f, "\n%-20s(-J probe hits skipped the same way lose only their "
 			"trace rows and -I snapshots)", "");
 	fputc('\n', f);
