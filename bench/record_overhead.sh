@@ -10,13 +10,15 @@
 #   - untraced (the base);
 #   - bpftrace counting the traced calls (traced calls per syscall, counted);
 #   - bpftrace with empty kprobe+kretprobe programs and empty kfunc+kretfunc
-#     programs (the floors), and a kprobe program doing comparable entry/exit
+#     programs (the floors), bench/kmulti_floor.c's empty kprobe.multi entry
+#     and return programs (the floor of -M), and a kprobe program doing comparable entry/exit
 #     work (per-thread timestamp in a map, latency and error at return);
 #   - retsnoop-record -M, -K, -F, -M -T, -M -U (and -M -A once -A exists);
 #     -U's bytes per session, in its records and in the compressed file.
 # Overhead per traced call = (ns per syscall traced - untraced) / traced calls
 # per syscall; the ratio is to the empty-probe floor of the same attach type
-# (kprobe for -M/-K, fentry for -F). Medians of RUNS. Printed per mode: ns
+# (kprobe.multi for -M, -M -T, -M -A and -M -U, kprobe for -K, fentry for -F;
+# the ratio to bpftrace's single-kprobe floor is printed too, as "x kprobe"). Medians of RUNS. Printed per mode: ns
 # per syscall, ns per traced call, the floor's ns per traced call, the ratio
 # and the issue's target for it (met or MISSED; -K and -M -A have none).
 # Also: start-up of a one-function recording of /bin/true against bpftrace's
@@ -46,6 +48,7 @@ WORK=$(mktemp -d)
 if [ -n "${KEEP:-}" ]; then echo "record_overhead: keeping $WORK" >&2; else trap 'rm -rf "$WORK"' EXIT; fi
 mkdir -p "$WORK/g" "$WORK/out"
 gcc -std=gnu11 -Wall -Wextra -O2 -static -o "$WORK/g/bench_tool" bench/bench_tool.c
+gcc -std=gnu11 -Wall -Wextra -O2 -static -o "$WORK/g/kmulti_floor" bench/kmulti_floor.c
 cp build/retsnoop-record "$WORK/g/"
 RSV="rs"
 if [ -n "${BASE:-}" ]; then cp "$BASE" "$WORK/g/retsnoop-record.base"; RSV="rs rs0"; fi
@@ -85,6 +88,7 @@ for path in fail ok; do
 		res ns \$path base \$(\$W | ns)
 		res ns \$path bt-kprobe-empty \$(bt "\$kp { } \$kr { }" "\$W" | ns)
 		res ns \$path bt-fentry-empty \$(bt "\$kf { } \$kx { }" "\$W" | ns)
+		res ns \$path kmulti-empty \$(./kmulti_floor "\$FUNCS" \$W | ns)
 		res ns \$path bt-kprobe-work \$(bt "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" "\$W" | ns)
 		for m in M K F MT MA MU; do
 			case \$m in M) fl=-M;; K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) [ \$HAS_A = 1 ] || continue; fl="-M -A";; MU) fl="-M -U";; esac
@@ -148,28 +152,38 @@ target() {  # PATH CONFIG -> the target ratio, or nothing
 	"ok rs-M") echo 1.5 ;; "ok rs-F") echo 2.0 ;;
 	esac
 }
-printf '%-8s %-18s %11s %14s %12s %8s %8s\n' path config "ns/syscall" "ns/traced call" "floor ns" "x floor" target
+printf '%-8s %-18s %11s %14s %12s %8s %-12s %10s\n' path config "ns/syscall" "ns/traced call" "floor ns" "x floor" target "x kprobe"
 for path in fail ok; do
 	calls=$(awk -v p=$path '$1 == "calls" && $2 == p { print $3 }' "$R")
 	per=$(awk -v c="${calls:-0}" -v n="$N" 'BEGIN { if (c > 0) printf "%.2f", c / n; else print 0 }')
 	echo "$path: $calls traced calls in $N syscalls = $per per syscall (counted by bpftrace)"
 	base=$(nsmed $path base)
-	fk=$(nsmed $path bt-kprobe-empty); ff=$(nsmed $path bt-fentry-empty)
-	for cfg in base bt-kprobe-empty bt-fentry-empty bt-kprobe-work rs-M rs0-M rs-K rs0-K rs-F rs0-F \
-		rs-MT rs0-MT rs-MA rs0-MA rs-MU; do
+	fk=$(nsmed $path bt-kprobe-empty); ff=$(nsmed $path bt-fentry-empty); fm=$(nsmed $path kmulti-empty)
+	for cfg in base bt-kprobe-empty bt-fentry-empty kmulti-empty bt-kprobe-work rs-M rs0-M rs-K rs0-K \
+		rs-F rs0-F rs-MT rs0-MT rs-MA rs0-MA rs-MU; do
 		v=$(nsmed $path $cfg)
 		[ -n "$v" ] || continue
-		case $cfg in rs-F|rs0-F|bt-fentry-empty) floor=$ff ;; *) floor=$fk ;; esac
-		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" \
+		# the floor of the same attach type: fentry for -F, single
+		# kprobes for -K (and bpftrace's programs), kprobe.multi for -M*
+		case $cfg in
+		rs-F|rs0-F|bt-fentry-empty) floor=$ff ;;
+		rs-K|rs0-K|bt-*) floor=$fk ;;
+		*) floor=${fm:-$fk} ;;
+		esac
+		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" -v fk="$fk" \
 			-v t="$(target $path $cfg)" 'BEGIN {
-			if (c == "base") { printf "%-8s %-18s %11.1f %14s %12s %8s %8s\n", p, c, v, "-", "-", "-", "-"; exit }
+			if (c == "base") { printf "%-8s %-18s %11.1f %14s %12s %8s %-12s %10s\n", p, c, v, "-", "-", "-", "-", "-"; exit }
 			o = (per > 0) ? (v - b) / per : 0; fo = (per > 0) ? (fl - b) / per : 0
+			ko = (per > 0) ? (fk - b) / per : 0
 			r = (fo > 0) ? o / fo : -1
 			tt = (t == "" || r < 0) ? "-" : sprintf("<=%s %s", t, (r <= t + 0) ? "met" : "MISSED")
-			printf "%-8s %-18s %11.1f %14.1f %12.1f %8s %s\n", p, c, v, o, fo,
-				(r >= 0) ? sprintf("%.2fx", r) : "-", tt }'
+			printf "%-8s %-18s %11.1f %14.1f %12.1f %8s %-12s %10s\n", p, c, v, o, fo,
+				(r >= 0) ? sprintf("%.2fx", r) : "-", tt, (ko > 0) ? sprintf("%.2fx", o / ko) : "-" }'
 	done
 done
+echo "(floor: the empty programs of the same attach type: kmulti-empty (kprobe.multi, bench/kmulti_floor.c)"
+echo " for -M, -M -T, -M -A, -M -U; bpftrace's kprobes for -K; its fentry for -F. x kprobe: against"
+echo " bpftrace's empty single kprobes whatever the attach type)"
 med_field() {  # KIND WHO FIELD: median of FIELD's value on "KIND WHO ... FIELD V" lines
 	awk -v k="$1" -v w="$2" -v f="$3" '$1 == k && $2 == w { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' "$R" | median
 }

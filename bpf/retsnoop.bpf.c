@@ -14,6 +14,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* knobs set by the recorder before load */
 const volatile bool emit_success = false;   /* -S: success sessions too */
+const volatile bool success_stacks = false; /* and their kernel stacks: with the call-stack
+					     * view only (-T alone: trace view, no stack) */
 const volatile bool emit_trace = false;     /* -T: entry/exit records */
 const volatile bool emit_interim = false;   /* -I */
 const volatile bool use_lbr = false;        /* -B */
@@ -25,6 +27,7 @@ const volatile bool fentry_mode = false;
 const volatile __u64 duration_ns = 0;         /* -L */
 const volatile __u32 nr_funcs = 1;
 const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-depth */
+const volatile __u32 ipc_bits = 1;            /* ip_cookies has 1 << ipc_bits slots */
 const volatile __u64 wake_bytes = 1;          /* wake the reader early past this much data */
 
 bool ready = false;
@@ -93,6 +96,13 @@ struct {
 	__type(key, u64);
 	__type(value, u64);
 } ip_to_id SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);           /* kprobe.multi: 1 << ipc_bits (recorder) */
+	__type(key, u32);
+	__type(value, struct rs_ip_cookie);
+} ip_cookies SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -624,8 +634,13 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 		}
 	}
 	if (!s->is_err && emit_success && d + 1 == s->max_depth) {
-		s->kstack_sz[s->cur & 1] = bpf_get_stack(ctx, s->kstack[s->cur & 1],
-							 sizeof(s->kstack[0]), 0);
+		/* the deepest successful call's stack: a capture at every leaf
+		 * exit, so only when a call-stack view will show it */
+		if (success_stacks)
+			s->kstack_sz[s->cur & 1] = bpf_get_stack(ctx, s->kstack[s->cur & 1],
+								 sizeof(s->kstack[0]), 0);
+		else
+			s->kstack_sz[s->cur & 1] = 0;
 		capture_lbrs(s);
 	}
 	s->depth = d;
@@ -639,12 +654,31 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 
 /* ------------------------------------------------------------ front ends */
 
+/* kprobe.multi: the function's cookie from ip_cookies by its address
+ * (retsnoop_abi.h), else from the link */
+static __always_inline u64 multi_cookie(struct pt_regs *ctx)
+{
+	u64 ip = bpf_get_func_ip(ctx);
+	u32 slot = RS_IPC_SLOT(ip, ipc_bits);
+
+	for (u32 i = 0; i < RS_IPC_PROBES; i++) {
+		u32 k = (slot + i) & ((1U << ipc_bits) - 1);
+		struct rs_ip_cookie *c = bpf_map_lookup_elem(&ip_cookies, &k);
+
+		if (!c || !c->ip)
+			break;
+		if (c->ip == ip)
+			return c->cookie;
+	}
+	return bpf_get_attach_cookie(ctx);
+}
+
 /* kprobe modes: no guard (see guard_enter); the cookie is the function's */
 SEC("kprobe.multi")
 int rs_kentry_multi(struct pt_regs *ctx)
 {
 	if (ready)
-		handle_entry(ctx, bpf_get_attach_cookie(ctx));
+		handle_entry(ctx, multi_cookie(ctx));
 	return 0;
 }
 
@@ -652,7 +686,7 @@ SEC("kretprobe.multi")
 int rs_kexit_multi(struct pt_regs *ctx)
 {
 	if (ready)
-		handle_exit(ctx, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
+		handle_exit(ctx, multi_cookie(ctx), (s64)PT_REGS_RC(ctx));
 	return 0;
 }
 

@@ -45,6 +45,19 @@ enum rs_func_flags {
  * (kprobe modes) or ip_to_id value (fentry) */
 #define RS_FUNC_COOKIE(id, flags) (((rs_u64)(flags) << 32) | (rs_u32)(id))
 
+/* kprobe.multi mode: the cookies again, in an open-addressing table
+ * (array map ip_cookies, 1 << bits slots, at most half full) keyed by the
+ * function's address, which bpf_get_func_ip gives for the price of a load,
+ * where bpf_get_attach_cookie bisects the link's sorted addresses at every
+ * call. A function's slot is RS_IPC_SLOT or one of the next RS_IPC_PROBES - 1
+ * (wrapping); one not found there falls back to bpf_get_attach_cookie. */
+struct rs_ip_cookie {
+	rs_u64 ip;                /* 0: an empty slot */
+	rs_u64 cookie;            /* RS_FUNC_COOKIE */
+};
+#define RS_IPC_PROBES 8
+#define RS_IPC_SLOT(ip, bits) ((rs_u32)(((rs_u64)(ip) * 0x9e3779b97f4a7c15ULL) >> (64 - (bits))))
+
 /* fentry mode: each function's clone of the fentry/fexit template gets its
  * cookie in place of this 64-bit immediate (record/attach.c); the template
  * itself keeps it and looks its cookie up by address (ip_to_id) */

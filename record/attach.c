@@ -91,6 +91,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	}
 	t->skel = s;
 	s->rodata->emit_success = o->success == 1;
+	s->rodata->success_stacks = o->success == 1 && o->stacks;
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
 	s->rodata->use_lbr = use_lbr;
@@ -110,6 +111,14 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
+	if (mode == ATTACH_KPROBE_MULTI) {
+		uint32_t bits = 1;
+
+		while (bits < 24 && (1ULL << bits) < 2ULL * sel->n)
+			bits++;
+		s->rodata->ipc_bits = bits;
+		bpf_map__set_max_entries(s->maps.ip_cookies, 1U << bits);
+	}
 
 	args_capture_preload(s, o, sel->n);
 	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI);
@@ -136,6 +145,49 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	return 0;
 }
 
+/* kprobe.multi: every function's cookie into ip_cookies
+ * (bpf/retsnoop_abi.h); one without a free slot among its RS_IPC_PROBES
+ * (unlikely at half load) keeps the BPF side's fallback to the link */
+static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
+{
+	uint32_t bits = s->rodata->ipc_bits, size = 1U << bits;
+	struct rs_ip_cookie *tab = calloc(size, sizeof(*tab));
+	uint32_t *keys, count = size;
+	int ret = 0;
+
+	if (!tab)
+		return -1;
+	for (uint32_t i = 0; i < sel->n; i++) {
+		uint64_t ip = sel->v[i].addr;
+		uint32_t slot = RS_IPC_SLOT(ip, bits);
+
+		for (uint32_t k = 0; ip && k < RS_IPC_PROBES; k++) {
+			struct rs_ip_cookie *c = &tab[(slot + k) & (size - 1)];
+
+			if (c->ip == ip)
+				break;   /* an address twice: its first cookie, as the link's */
+			if (!c->ip) {
+				c->ip = ip;
+				c->cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
+				break;
+			}
+		}
+	}
+	/* one batch (a syscall a slot would cost 10k at 10k functions) */
+	keys = calloc(size, sizeof(*keys));
+	if (!keys) {
+		free(tab);
+		return -1;
+	}
+	for (uint32_t k = 0; k < size; k++)
+		keys[k] = k;
+	if (bpf_map_update_batch(bpf_map__fd(s->maps.ip_cookies), keys, tab, &count, NULL))
+		ret = -1;
+	free(keys);
+	free(tab);
+	return ret;
+}
+
 int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		     pid_t child, char *err, size_t errlen)
 {
@@ -148,6 +200,8 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 		if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &cookie, sizeof(cookie), 0))
 			goto fail;
 	}
+	if (t->mode == ATTACH_KPROBE_MULTI && fill_ip_cookies(s, sel))
+		goto fail;
 	for (uint32_t i = 0; i < o->f.npids; i++) {
 		uint32_t p = o->f.pids[i];
 
