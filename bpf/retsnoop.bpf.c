@@ -27,6 +27,8 @@ const volatile bool fentry_mode = false;
 const volatile __u64 duration_ns = 0;         /* -L */
 const volatile __u32 nr_funcs = 1;
 const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-depth */
+const volatile bool defer_stacks = false;    /* bpf/stack_defer.bpf.h */
+const volatile __u32 defer_frames = 6;        /* its short part, <= RS_DEFER_MAX_FRAMES */
 const volatile __u32 ipc_bits = 1;            /* ip_cookies has 1 << ipc_bits slots */
 const volatile __u64 wake_bytes = 1;          /* wake the reader early past this much data */
 
@@ -57,6 +59,9 @@ struct session {
 	u16 saved_depth, saved_max_depth;
 	u32 saved_last_seq_id;
 	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
+	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
+	u16 pend_n[2];               /* completes the pend_n frames there (0: complete) */
+	u32 pend_func[2];            /* and the function whose failure started it */
 	s32 lbrs_sz[2];
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
@@ -141,6 +146,9 @@ static __always_inline void stat_inc(u64 *v)
 {
 	__sync_fetch_and_add(v, 1);
 }
+
+#define RS_DEFER_MAX_FRAMES 16
+#include "stack_defer.bpf.h"
 
 #include "args_capture.bpf.h"
 
@@ -383,6 +391,10 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	if (slot > 2)
 		slot = 2;
 	ksz = s->kstack_sz[slot];
+	/* successful sessions have no kernel stack unless a call-stack view
+	 * shows them (success_stacks): whatever a slot holds is not theirs */
+	if (!s->is_err && !success_stacks && !probe)
+		ksz = 0;
 	kb = ksz > 0 ? (u32)ksz & ~7u : 0;
 	if (kb > sizeof(s->kstack[0]))
 		kb = sizeof(s->kstack[0]);
@@ -473,6 +485,7 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	s->saved_depth = s->saved_max_depth = 0;
 	s->saved_last_seq_id = 0;
 	s->kstack_sz[0] = s->kstack_sz[1] = 0;
+	s->pend_depth[0] = s->pend_depth[1] = -1;
 	s->lbrs_sz[0] = s->lbrs_sz[1] = 0;
 	bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
 	t = (struct task_struct *)bpf_get_current_task();
@@ -621,12 +634,14 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 				s->max_depth = d + 1;
 				/* a chain ending right above the saved deeper one is
 				 * emitted stitched, with the saved chain's stack: this
-				 * one would never be read (with -S it may be) */
-				if (!emit_success && s->saved_depth && d + 2 == s->saved_depth)
+				 * one would never be read (a successful session's
+				 * stack may be, when those have stacks) */
+				if (!success_stacks && s->saved_depth && d + 2 == s->saved_depth) {
 					s->kstack_sz[s->cur & 1] = 0;
-				else
-					s->kstack_sz[s->cur & 1] = bpf_get_stack(ctx, s->kstack[s->cur & 1],
-										 sizeof(s->kstack[0]), 0);
+					s->pend_depth[s->cur & 1] = -1;
+				} else {
+					defer_first_failure(ctx, s, d, id);
+				}
 				capture_lbrs(s);
 			}
 		} else {
@@ -641,8 +656,11 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 								 sizeof(s->kstack[0]), 0);
 		else
 			s->kstack_sz[s->cur & 1] = 0;
+		s->pend_depth[s->cur & 1] = -1;
 		capture_lbrs(s);
 	}
+	if (defer_stacks)
+		defer_parent_exit(ctx, s, d, id);
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);

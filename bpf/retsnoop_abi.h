@@ -285,6 +285,8 @@ struct rs_bpf_stats {
 	rs_u64 exit_mismatches;           /* exit of a function not on top of the shadow stack */
 	rs_u64 ustacks_dropped;           /* -U: USTACK records lost (ring buffer full) */
 	rs_u64 args_dropped;              /* -A: FUNC_ARGS records the ring buffer had no room for */
+	rs_u64 stacks_deferred;           /* kernel stacks captured in two parts (bpf/stack_defer.bpf.h) */
+	rs_u64 stacks_completed;          /* of those, completed at the parent's exit (the rest unread) */
 };
 
 #endif

@@ -68,6 +68,8 @@ const struct rsf_kv_field rsf_stats_fields[] = {
 	S_S("bpf.link_misses.funcs", link_misses_funcs),
 	S_UZ("bpf.ustacks_dropped", bpf.ustacks_dropped),   /* -U only */
 	S_UZ("umaps_gone", umaps_gone),
+	S_UZ("bpf.stacks_deferred", bpf.stacks_deferred),
+	S_UZ("bpf.stacks_completed", bpf.stacks_completed),
 	S_UZ("bpf.prog_misses.probes", prog_misses_probes),   /* -J only */
 };
 const size_t rsf_stats_nfields = sizeof(rsf_stats_fields) / sizeof(rsf_stats_fields[0]);

@@ -9,6 +9,7 @@
 #include "record/args_capture.h"
 #include "record/clone_btf.h"
 #include "record/probe_attach.h"
+#include "symbols/ksyms.h"
 #include <linux/types.h>
 #include <pthread.h>
 #include "retsnoop.skel.h"
@@ -92,6 +93,10 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	t->skel = s;
 	s->rodata->emit_success = o->success == 1;
 	s->rodata->success_stacks = o->success == 1 && o->stacks;
+	/* two-part stacks (bpf/stack_defer.bpf.h): not for success stacks,
+	 * captured at successful calls, nor -I, whose snapshots need them whole */
+	s->rodata->defer_stacks = !o->no_defer_stacks && !s->rodata->success_stacks && !o->interim;
+	s->rodata->defer_frames = mode == ATTACH_FENTRY ? 12 : 6;
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
 	s->rodata->use_lbr = use_lbr;
@@ -111,6 +116,8 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
+	bpf_map__set_max_entries(s->maps.func_ranges, sel->n ? (uint32_t)sel->n : 1);
+	bpf_map__set_max_entries(s->maps.err_prop, sel->n ? (uint32_t)sel->n : 1);
 	if (mode == ATTACH_KPROBE_MULTI) {
 		uint32_t bits = 1;
 
@@ -188,8 +195,36 @@ static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 	return ret;
 }
 
+/* each traced function's code range, for two-part stacks: its kallsyms
+ * symbol's extent (0 when unknown: its stacks are captured whole) */
+static int fill_func_ranges(struct retsnoop_bpf *s, const struct selection *sel,
+			    const struct ksyms *ks)
+{
+	struct { uint64_t start, end; } *v = calloc(sel->n ? sel->n : 1, sizeof(*v));
+	uint32_t *keys = calloc(sel->n ? sel->n : 1, sizeof(*keys)), count = (uint32_t)sel->n;
+	int ret = 0;
+
+	if (!v || !keys) {
+		ret = -1;
+		goto out;
+	}
+	for (uint32_t i = 0; i < sel->n; i++) {
+		const struct ksym *k = ksyms_lookup(ks, sel->v[i].addr);
+
+		keys[i] = i;
+		v[i].start = sel->v[i].addr;
+		v[i].end = k && k->addr == sel->v[i].addr && k->size ? k->addr + k->size : 0;
+	}
+	if (count && bpf_map_update_batch(bpf_map__fd(s->maps.func_ranges), keys, v, &count, NULL))
+		ret = -1;
+out:
+	free(v);
+	free(keys);
+	return ret;
+}
+
 int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		     pid_t child, char *err, size_t errlen)
+		     const struct ksyms *ks, pid_t child, char *err, size_t errlen)
 {
 	struct retsnoop_bpf *s = t->skel;
 	uint8_t allow = 1, deny = 2;
@@ -201,6 +236,8 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 			goto fail;
 	}
 	if (t->mode == ATTACH_KPROBE_MULTI && fill_ip_cookies(s, sel))
+		goto fail;
+	if (s->rodata->defer_stacks && fill_func_ranges(s, sel, ks))
 		goto fail;
 	for (uint32_t i = 0; i < o->f.npids; i++) {
 		uint32_t p = o->f.pids[i];

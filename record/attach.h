@@ -15,6 +15,7 @@
 
 struct retsnoop_bpf;
 struct bpf_link;
+struct ksyms;
 
 struct tracer {
 	struct retsnoop_bpf *skel;
@@ -31,9 +32,10 @@ struct tracer {
 
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		enum attach_mode mode, bool use_lbr, char *err, size_t errlen);
-/* pid filters (-p/-P and the spawned child), comm filters, function tables */
+/* pid filters (-p/-P and the spawned child), comm filters, function tables
+ * (ks: the kallsyms the selection came from, for function extents) */
 int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		     pid_t child, char *err, size_t errlen);
+		     const struct ksyms *ks, pid_t child, char *err, size_t errlen);
 /* warnings (a lifecycle hook that failed), with verbose each function
  * that failed, and on a terminal the progress bar go to log */
 int tracer_attach(struct tracer *t, const struct selection *sel, int verbose, FILE *log,

@@ -323,7 +323,7 @@ static int load_and_attach(struct recorder *r)
 	if (o->capture_args && capture_args_plan(r))
 		return -1;
 	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, r->err, sizeof(r->err)) ||
-	    tracer_configure(&r->tr, o, &r->sel, r->have_child ? r->child.pid : 0,
+	    tracer_configure(&r->tr, o, &r->sel, r->ks, r->have_child ? r->child.pid : 0,
 			     r->err, sizeof(r->err)) ||
 	    (o->capture_args && args_capture_fill(&r->args, r->tr.skel, r->err, sizeof(r->err))))
 		return failed(r);

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# stack_defer.sh - VM checks of two-part kernel stacks (bpf/stack_defer.bpf.h;
+# Debian 6.12 cloud kernel in qemu, one boot): a failing call's stack is
+# captured up to its traced parent's call site and completed at the
+# parent's exit, or never completed when the parent swallows the error. The
+# stacks shown must be the ones a whole capture gives. In -M, -K and -F:
+#  * workloads with swallowed and propagated errors, each run three times
+#    (the first failure of each function is split, later ones follow what
+#    the last one did): failing openat() through the VFS path walk, the
+#    bpf preset on a percpu-array map whose failed allocation is followed
+#    by cleanup calls (stitched stacks), a BPF program load the verifier
+#    rejects (deep chains), recorded with the default and again with
+#    -C bpf.defer-stacks=false after a warm-up run;
+#  * the distinct per-session stacks (the visible kernel frames as
+#    symbol+offset and the frame each traced call is shown on, from the
+#    JSON output) are the same sets with and without;
+#  * retsnoop-report info of the default recordings counts stacks captured
+#    in two parts and completed ones (so the comparison covered completed
+#    stacks) and those without the key count none.
+# Prints "vm-stack-defer: N passed, N failed" last; exits non-zero on failure.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+# shellcheck source=tests/vm/suite_lib.sh
+. "$ROOT/tests/vm/suite_lib.sh"
+suite_begin vm-stack-defer retsnoop-record simfail
+command -v jq >/dev/null || suite_fail "jq missing (scripts/setup.sh installs it)"
+OPEN="-e *sys_openat -a do_sys_openat2 -a getname* -a do_filp_open -a path_openat -a path_init -a link_path_walk -a walk_component -a lookup_fast -a step_into -a may_open -a complete_walk -a terminate_walk -a putname -a d_alloc* -a lookup_one*"
+BPF='-c bpf'
+cat >"$WORK/g/guest.sh" <<EOF
+#!/bin/sh
+cd "\$(dirname "\$0")"
+R=./retsnoop-record
+run() { name=\$1; shift; "\$@" >/out/\$name.out 2>/out/\$name.err; echo \$? >/out/\$name.rc; }
+for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
+	case \$c in open-*) g='$OPEN';; *) g='$BPF';; esac
+	W="./simfail \$c; ./simfail \$c; ./simfail \$c"
+	sh -c "\$W" >/dev/null 2>&1
+	for m in M K F; do
+		run d-\$m-\$c \$R -\$m \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
+		run n-\$m-\$c \$R -\$m \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
+	done
+done
+EOF
+chmod +x "$WORK/g/guest.sh"
+boot_guest 1500
+
+rep() { RETSNOOP_NO_DWARF=1 "$WORK/retsnoop-report" -sn "$@" 2>/dev/null; }
+# one line per distinct session stack: entry, the visible kernel frames and
+# where each traced call is shown
+sigs() {
+	rep --format json "$1" | jq -c '[.frames[0].func,
+		[.kstack[] | select(.hidden | not) | "\(.symbol)+\(.offset)"],
+		[.frames[] | "\(.func)@\(.kstack_index)"]]' | sort -u
+}
+split_counts() {  # FILE -> "deferred completed" from retsnoop-report info
+	rep info "$1" | sed -n 's/^ *kernel stacks *\([0-9]*\) in two parts, \([0-9]*\) completed.*/\1 \2/p'
+}
+for m in M K F; do
+	dsum=0; csum=0
+	for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
+		d=$OUT/d-$m-$c.rsr; n=$OUT/n-$m-$c.rsr
+		check "-$m $c: both recordings made" test "$(cat "$OUT/d-$m-$c.rc" 2>/dev/null)" = 0 -a \
+			"$(cat "$OUT/n-$m-$c.rc" 2>/dev/null)" = 0
+		sd=$(sigs "$d"); sn=$(sigs "$n")
+		check "-$m $c: failing sessions recorded" test -n "$sn"
+		if [ "$sd" = "$sn" ]; then
+			ok "-$m $c: the same stacks with and without two-part capture ($(wc -l <<<"$sn") distinct)"
+		else
+			bad "-$m $c: stacks differ with two-part capture"
+			diff <(echo "$sn") <(echo "$sd") | head -20
+		fi
+		check "-$m $c: without it, info counts no two-part stack" test -z "$(split_counts "$n")"
+		read -r dd cc <<<"$(split_counts "$d")"
+		dsum=$((dsum + ${dd:-0})); csum=$((csum + ${cc:-0}))
+	done
+	check "-$m: stacks were captured in two parts ($dsum)" test "$dsum" -gt 0
+	check "-$m: some were completed at the parent's exit ($csum) and shown above" test "$csum" -gt 0
+	check "-$m: completed <= deferred" test "$csum" -le "$dsum"
+done
+echo "vm-stack-defer: $PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
