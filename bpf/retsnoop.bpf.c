@@ -660,7 +660,7 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 		capture_lbrs(s);
 	}
 	if (defer_stacks)
-		defer_parent_exit(ctx, s, d, id);
+		defer_parent_exit(ctx, s, d, id, (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed);
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);

@@ -149,8 +149,10 @@ static __always_inline void defer_complete(void *ctx, struct session *s, u32 slo
 }
 
 /* the exit of the function at frame d (id), after its result updated
- * is_err: completes (or lets go) the stacks waiting for it */
-static __always_inline void defer_parent_exit(void *ctx, struct session *s, u32 d, u32 id)
+ * is_err; went_on: it failed too (the error went on through it): completes
+ * (or lets go) the stacks waiting for it */
+static __always_inline void defer_parent_exit(void *ctx, struct session *s, u32 d, u32 id,
+					      bool went_on)
 {
 	for (u32 slot = 0; slot < 2; slot++) {
 		s32 pd = s->pend_depth[slot];
@@ -159,12 +161,12 @@ static __always_inline void defer_parent_exit(void *ctx, struct session *s, u32 
 		if (pd < 0 || (u32)pd < d)
 			continue;
 		s->pend_depth[slot] = -1;
-		if ((u32)pd == d && cur) {   /* learn: did the chain go on? */
+		if ((u32)pd == d) {   /* learn: did the chain go on? */
 			u32 f = s->pend_func[slot];
 			u8 *prop = bpf_map_lookup_elem(&err_prop, &f);
 
-			if (prop && *prop != s->is_err)
-				*prop = s->is_err;
+			if (prop && *prop != went_on)
+				*prop = went_on;
 		}
 		if (!s->pend_n[slot])
 			continue;
