@@ -61,7 +61,7 @@ struct session {
 	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
 	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
 	u16 pend_n[2];               /* completes the pend_n frames there (0: complete) */
-	u32 pend_func[2];            /* and the function whose failure started it */
+	u64 pend_key[2];             /* and its err_prop key (parent, failing function) */
 	s32 lbrs_sz[2];
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
@@ -564,7 +564,7 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 	struct session *s;
 	u64 now, lat;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
-	bool failed;
+	bool failed, went_on;
 
 	if (use_lbr) {
 		u32 zero = 0;
@@ -659,8 +659,18 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 		s->pend_depth[s->cur & 1] = -1;
 		capture_lbrs(s);
 	}
+	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
+	/* a saved error chain under a call that returns without failing can
+	 * never be stitched to a call that made it: dropped (else a later
+	 * sibling's error would be shown on top of it) */
+	if (!went_on && s->saved_depth && d + 2 <= s->saved_depth) {
+		u32 sl = (s->cur ^ 1) & 1;
+
+		s->saved_depth = s->saved_max_depth = 0;
+		s->pend_depth[sl] = -1;
+	}
 	if (defer_stacks)
-		defer_parent_exit(ctx, s, d, id, (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed);
+		defer_parent_exit(ctx, s, d, id, went_on);
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);

@@ -28,12 +28,14 @@ struct {
 	__type(value, struct func_range);
 } func_ranges SEC(".maps");
 
-/* per function id: did the last error chain starting at it reach its
- * parent (1) or was it swallowed there (0)? A guess, never a result */
+/* per (traced parent id << 32 | failing function id): did the last error
+ * chain starting there go on through the ancestor its stack was cut at (1)
+ * or was it swallowed there (0; absent: 0)? A guess that only decides
+ * which capture is cheaper, never what is recorded */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);           /* nr_funcs (recorder) */
-	__type(key, u32);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, u64);
 	__type(value, u8);
 } err_prop SEC(".maps");
 
@@ -53,13 +55,54 @@ static __always_inline s32 full_capture(void *ctx, struct session *s, u32 slot)
 	return bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
 }
 
+#define DEFER_ANCESTORS 3   /* traced ancestors looked for in a short part */
+
+/* where slot's stack (sz bytes) may be cut: the first of its first
+ * defer_frames entries inside one of the failing call's (frame d) nearest
+ * DEFER_ANCESTORS traced ancestors. Returns how many entries to keep (0:
+ * none found) and that ancestor's frame in *anc. Through fexit, an
+ * ancestor's own fentry return (a tail call left no call site in it) is
+ * cut before its trampoline frame: the completion brings both. */
+static __always_inline u32 defer_cut(struct session *s, u32 slot, s32 sz, u32 d, u32 *anc)
+{
+	struct func_range *r[DEFER_ANCESTORS] = {};
+	u32 k, a;
+
+	for (a = 0; a < DEFER_ANCESTORS; a++) {
+		u32 f;
+
+		if (a >= d)
+			break;
+		f = s->frames[FIDX(d - 1 - a)].func_id;
+		r[a] = bpf_map_lookup_elem(&func_ranges, &f);
+	}
+	for (k = 0; k < RS_DEFER_MAX_FRAMES; k++) {
+		u64 ip;
+
+		if (k >= defer_frames || (s32)(k * 8) >= sz)
+			break;
+		ip = s->kstack[slot & 1][k & (RS_DEFER_MAX_FRAMES - 1)];
+		for (a = 0; a < DEFER_ANCESTORS; a++) {
+			struct func_range *x = r[a];
+
+			if (!x || !x->end || ip < x->start || ip >= x->end)
+				continue;
+			*anc = d - 1 - a;
+			if (fentry_mode && ip <= x->start + DEFER_FENTRY_RET_MAX)
+				return k >= 2 ? k - 1 : 0;
+			return k + 1;
+		}
+	}
+	return 0;
+}
+
 /* the first failure of a chain at frame d (function id): its stack into
- * slot, whole or up to its parent's call site (completed by
- * defer_parent_exit) */
+ * slot, whole or up to an ancestor's call site (completed by
+ * defer_parent_exit at that ancestor's exit) */
 static __always_inline void defer_first_failure(void *ctx, struct session *s, u32 d, u32 id)
 {
-	u32 slot = s->cur & 1, pid, k, n = 0;
-	struct func_range *r;
+	u32 slot = s->cur & 1, anc = 0, n;
+	u64 key;
 	s32 sz;
 	u8 *prop;
 
@@ -68,32 +111,26 @@ static __always_inline void defer_first_failure(void *ctx, struct session *s, u3
 		s->kstack_sz[slot] = full_capture(ctx, s, slot);
 		return;
 	}
-	pid = s->frames[FIDX(d - 1)].func_id;
-	r = bpf_map_lookup_elem(&func_ranges, &pid);
-	prop = bpf_map_lookup_elem(&err_prop, &id);
-	s->pend_depth[slot] = d - 1;
-	s->pend_func[slot] = id;
+	key = ((u64)s->frames[FIDX(d - 1)].func_id << 32) | id;
+	prop = bpf_map_lookup_elem(&err_prop, &key);
+	s->pend_key[slot] = key;
 	s->pend_n[slot] = 0;
-	if (!r || !r->end || !prop || *prop) {
-		s->kstack_sz[slot] = full_capture(ctx, s, slot);
+	if (prop && *prop) {
+		/* it went on last time: whole, and where it would have been
+		 * cut, to learn whether it goes on again */
+		sz = full_capture(ctx, s, slot);
+		s->kstack_sz[slot] = sz;
+		if (defer_cut(s, slot, sz, d, &anc))
+			s->pend_depth[slot] = anc;
 		return;
 	}
 	sz = bpf_get_stack(ctx, s->kstack[slot], defer_frames * 8, 0);
-	for (k = 0; k < RS_DEFER_MAX_FRAMES; k++) {
-		u64 ip;
-
-		if (k >= defer_frames || (s32)(k * 8) >= sz)
-			break;
-		ip = s->kstack[slot][k & (RS_DEFER_MAX_FRAMES - 1)];
-		if (ip >= r->start && ip < r->end) {
-			n = k + 1;
-			break;
-		}
-	}
-	if (!n) {   /* the parent is further up: all of it now */
+	n = defer_cut(s, slot, sz, d, &anc);
+	if (!n) {   /* no ancestor near: all of it now */
 		s->kstack_sz[slot] = full_capture(ctx, s, slot);
 		return;
 	}
+	s->pend_depth[slot] = anc;
 	s->pend_n[slot] = n;
 	s->kstack_sz[slot] = n * 8;
 	stat_inc(&stats.stacks_deferred);
@@ -162,16 +199,17 @@ static __always_inline void defer_parent_exit(void *ctx, struct session *s, u32 
 			continue;
 		s->pend_depth[slot] = -1;
 		if ((u32)pd == d) {   /* learn: did the chain go on? */
-			u32 f = s->pend_func[slot];
-			u8 *prop = bpf_map_lookup_elem(&err_prop, &f);
+			u64 key = s->pend_key[slot];
+			u8 *prop = bpf_map_lookup_elem(&err_prop, &key);
+			u8 v = went_on;
 
-			if (prop && *prop != went_on)
-				*prop = went_on;
+			if (prop ? *prop != v : v)
+				bpf_map_update_elem(&err_prop, &key, &v, BPF_ANY);
 		}
 		if (!s->pend_n[slot])
 			continue;
 		/* the current chain ended here: its stack is never read (a
-		 * saved one may still be stitched: completed) */
+		 * saved one may still be stitched to this call: completed) */
 		if (cur && !s->is_err) {
 			s->kstack_sz[slot] = 0;
 			continue;

@@ -55,7 +55,7 @@ sigs() {
 		[.frames[] | "\(.func)@\(.kstack_index)"]]' | sort -u
 }
 split_counts() {  # FILE -> "deferred completed" from retsnoop-report info
-	rep info "$1" | sed -n 's/^ *kernel stacks *\([0-9]*\) in two parts, \([0-9]*\) completed.*/\1 \2/p'
+	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *kernel stacks *\([0-9]*\) in two parts, \([0-9]*\) completed.*/\1 \2/p'
 }
 for m in M K F; do
 	dsum=0; csum=0
