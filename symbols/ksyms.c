@@ -418,6 +418,25 @@ size_t ksyms_find_exact(const struct ksyms *ks, const char *name, const char *mo
 	return cnt;
 }
 
+size_t ksyms_find_all(const struct ksyms *ks, const char *name, const struct ksym **out,
+		      size_t max)
+{
+	size_t cnt = 0;
+
+	if (!ks || !name || !ks->n)
+		return 0;
+	for (uint32_t i = chain(ks, name); i; i = ks->next[i - 1]) {
+		const struct ksym *s = &ks->syms[i - 1];
+
+		if (strcmp(s->name, name))
+			continue;
+		if (cnt < max)
+			out[cnt] = s;
+		cnt++;
+	}
+	return cnt;
+}
+
 uint64_t ksyms_find_any_addr(const char *kallsyms_path, const char *name)
 {
 	FILE *f = fopen(kallsyms_path, "re");
