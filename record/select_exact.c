@@ -14,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* past this many selectors, the full path's BTF index pays off and each
- * BTF name scan here (linear) would cost more than it saves */
-#define EXACT_MAX_GLOBS 16
+/* past this many selectors, the full path's BTF index pays off; up to it,
+ * the full path too looks each name up by a scan (select.c BIDX_SCANS), so
+ * both take the same BTF id when BTF has two functions of one name */
+#define EXACT_MAX_GLOBS 8
 /* same-named functions of one module, at most (as select.c) */
 #define EXACT_MAX_INSTANCES 64
 
