@@ -276,6 +276,21 @@ static void print_selection(struct recorder *r)
 			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
 }
 
+/* no attach mode for a selection from kallsyms: the full selection's
+ * error, if it has one, comes first, as it would have without the fast
+ * path; else the mode's */
+static int select_error_first(struct recorder *r)
+{
+	char mode_err[sizeof(r->err)];
+
+	memcpy(mode_err, r->err, sizeof(mode_err));
+	selection_free(&r->sel);
+	if (!select_functions(&r->o, r->ks, r->btf, r->o.mode == ATTACH_FENTRY, &r->sel, r->err,
+			      sizeof(r->err)))
+		memcpy(r->err, mode_err, sizeof(r->err));
+	return failed(r);
+}
+
 int recorder_select(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
@@ -287,7 +302,7 @@ int recorder_select(struct recorder *r)
 	probe_backends(r);
 	lap(r, LAP_PROBES);
 	if (features_choose_mode(&r->feat, o->mode, &r->mode, r->err, sizeof(r->err)))
-		return failed(r);
+		return r->sel.from_kallsyms ? select_error_first(r) : failed(r);
 	if ((r->sel.from_kallsyms && r->mode != ATTACH_KPROBE_MULTI) ||
 	    (r->mode == ATTACH_FENTRY && o->mode != ATTACH_FENTRY)) {
 		/* fell back to fentry: only functions with unique BTF can be
