@@ -130,27 +130,67 @@ static const char *add_str(struct strtab *t, const char *s, bool may_be_null,
 	return NULL;
 }
 
+/* a name appended as is, not deduplicated: kallsyms names are nearly all
+ * distinct, and hashing ~100k of them cost as much as compressing them */
+static const char *append_str(struct strtab *t, const char *s, uint8_t *dst)
+{
+	size_t n = strlen(s);
+
+	if (t->buf.len + n + 1 >= RSF_NO_STR)
+		return "string table too large";
+	rsf_put32(dst, (uint32_t)t->buf.len);
+	if (rsf_buf_append(&t->buf, s, n + 1))
+		return "out of memory (string table)";
+	return NULL;
+}
+
+#define PFX "__pfx_"
+#define PFX_LEN 6
+
 const char *rsf_table_encode_ksyms(const struct rsf_ksym *k, size_t n, struct rsf_buf *out)
 {
 	struct strtab t = {};
-	const char *e = table_begin(out, n, RSF_KSYM_ENT_SIZE);
+	const char *e = table_begin(out, n, RSF_KSYM_ENT_SIZE), *mod = NULL;
+	uint32_t mod_off = RSF_NO_STR, pfx_off = RSF_NO_STR;
+
 	if (e)
 		return e;
-	/* sized once for every name (~155k on a distribution kernel) and the
-	 * strings' bytes reserved: no rehash, no copy while it grows */
-	if (strtab_grow_to(&t, n + 64) || rsf_buf_reserve(&t.buf, n * 24)) {
+	/* the names' bytes reserved once (~155k on a distribution kernel): no
+	 * copy while it grows */
+	if (strtab_grow_to(&t, 64) || rsf_buf_reserve(&t.buf, n * 16 + 64)) {
 		strtab_free(&t);
 		return "out of memory";
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *p = out->data + RSF_TABLE_HDR_SIZE + i * RSF_KSYM_ENT_SIZE;
+
 		rsf_put64(p, k[i].addr);
-		if ((e = add_str(&t, k[i].name, false, p + 8)) ||
-		    (e = add_str(&t, k[i].module, true, p + 12))) {
+		p[16] = (uint8_t)k[i].type;
+		if (!k[i].name) {
+			strtab_free(&t);
+			return "entry without a name";
+		}
+		/* X right after its padding symbol __pfx_X: the tail of that name */
+		if (pfx_off != RSF_NO_STR && !strcmp(k[i - 1].name + PFX_LEN, k[i].name)) {
+			rsf_put32(p + 8, pfx_off + PFX_LEN);
+			pfx_off = RSF_NO_STR;
+		} else {
+			pfx_off = !strncmp(k[i].name, PFX, PFX_LEN) ? (uint32_t)t.buf.len : RSF_NO_STR;
+			if ((e = append_str(&t, k[i].name, p + 8))) {
+				strtab_free(&t);
+				return e;
+			}
+		}
+		/* modules come in runs: the hash only when the module changes */
+		if (k[i].module && mod && !strcmp(k[i].module, mod)) {
+			rsf_put32(p + 12, mod_off);
+		} else if ((e = add_str(&t, k[i].module, true, p + 12))) {
 			strtab_free(&t);
 			return e;
+		} else {
+			mod = k[i].module;
+			mod_off = rsf_get32(p + 12);
 		}
-		p[16] = (uint8_t)k[i].type;
 	}
 	return table_end(out, &t);
 }

@@ -320,7 +320,9 @@ static int attach_multi(struct tracer *t, const struct selection *sel, int verbo
 		cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
 		syms[i] = sel->v[i].name;
 	}
-	for (int by_name = 0; by_name < 2; by_name++) {
+	/* kallsyms names (select_exact.c): by address only; a refusal is
+	 * the recorder's cue to select through ftrace's list */
+	for (int by_name = 0; by_name < (sel->from_kallsyms ? 1 : 2); by_name++) {
 		LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = n, .cookies = cookies);
 
 		if (by_name)
@@ -345,7 +347,7 @@ static int attach_multi(struct tracer *t, const struct selection *sel, int verbo
 		ret = 0;
 		goto out;
 retry:
-		if (verbose)
+		if (verbose && !sel->from_kallsyms)
 			fprintf(t->log, "kprobe.multi attach by %s failed: %s%s\n",
 				by_name ? "name" : "address", strerror(errno),
 				by_name ? "" : "; retrying by name");

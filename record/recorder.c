@@ -246,32 +246,74 @@ static void probe_backends(struct recorder *r)
 	}
 }
 
+/* the exact-name fast path (select_exact.c): only where the attach that
+ * confirms it will be kprobe.multi by address, and not for a dry run,
+ * which attaches nothing */
+static bool select_fast(struct recorder *r)
+{
+	const struct record_opts *o = &r->o;
+
+	if (o->dry_run || (o->mode != ATTACH_AUTO && o->mode != ATTACH_KPROBE_MULTI))
+		return false;
+	return select_exact(o, r->ks, r->btf, &r->sel);
+}
+
+/* the selection's notes (warnings always, the rest with -v) and -v's count */
+static void print_selection(struct recorder *r)
+{
+	const struct record_opts *o = &r->o;
+
+	for (size_t i = 0; i < r->sel.nnotes; i++)
+		if (!r->sel.notes[i].verbose_only || o->verbose)
+			fprintf(r->log, "%s: %s%s\n", r->prog,
+				r->sel.notes[i].verbose_only ? "" : "warning: ", r->sel.notes[i].text);
+	if (o->verbose && r->sel.from_kallsyms)
+		fprintf(r->log, "Found %zu attachable functions (exact names, from kallsyms: "
+			"available_filter_functions not read); attach mode %s.\n", r->sel.n,
+			attach_mode_name(r->mode));
+	else if (o->verbose)
+		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
+			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+}
+
+/* no attach mode for a selection from kallsyms: the full selection's
+ * error, if it has one, comes first, as it would have without the fast
+ * path; else the mode's */
+static int select_error_first(struct recorder *r)
+{
+	char mode_err[sizeof(r->err)];
+
+	memcpy(mode_err, r->err, sizeof(mode_err));
+	selection_free(&r->sel);
+	if (!select_functions(&r->o, r->ks, r->btf, r->o.mode == ATTACH_FENTRY, &r->sel, r->err,
+			      sizeof(r->err)))
+		memcpy(r->err, mode_err, sizeof(r->err));
+	return failed(r);
+}
+
 int recorder_select(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
 
-	if (select_functions(o, r->ks, r->btf, o->mode == ATTACH_FENTRY, &r->sel,
-			     r->err, sizeof(r->err)))
+	if (!select_fast(r) && select_functions(o, r->ks, r->btf, o->mode == ATTACH_FENTRY,
+						 &r->sel, r->err, sizeof(r->err)))
 		return failed(r);
 	lap(r, LAP_SELECT);
 	probe_backends(r);
 	lap(r, LAP_PROBES);
 	if (features_choose_mode(&r->feat, o->mode, &r->mode, r->err, sizeof(r->err)))
-		return failed(r);
-	if (r->mode == ATTACH_FENTRY && o->mode != ATTACH_FENTRY) {
-		/* fell back to fentry: only functions with unique BTF can be used */
+		return r->sel.from_kallsyms ? select_error_first(r) : failed(r);
+	if ((r->sel.from_kallsyms && r->mode != ATTACH_KPROBE_MULTI) ||
+	    (r->mode == ATTACH_FENTRY && o->mode != ATTACH_FENTRY)) {
+		/* fell back to fentry: only functions with unique BTF can be
+		 * used; or to kprobes, which cannot confirm kallsyms names */
 		selection_free(&r->sel);
-		if (select_functions(o, r->ks, r->btf, true, &r->sel, r->err, sizeof(r->err)))
+		if (select_functions(o, r->ks, r->btf, r->mode == ATTACH_FENTRY, &r->sel, r->err,
+				     sizeof(r->err)))
 			return failed(r);
 		lap(r, LAP_SELECT);
 	}
-	for (size_t i = 0; i < r->sel.nnotes; i++)
-		if (!r->sel.notes[i].verbose_only || o->verbose)
-			fprintf(r->log, "%s: %s%s\n", r->prog,
-				r->sel.notes[i].verbose_only ? "" : "warning: ", r->sel.notes[i].text);
-	if (o->verbose)
-		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
-			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+	print_selection(r);
 	if (o->nprobes && probe_set_resolve(&r->probes, o->probes, o->nprobes, r->btf,
 					    o->args_max_sized, r->log, r->prog, r->err,
 					    sizeof(r->err)))
@@ -316,6 +358,29 @@ static int capture_args_plan(struct recorder *r)
 	return 0;
 }
 
+static int load_and_attach(struct recorder *r);
+
+/* kprobe.multi refused an address of the exact-name fast path (not
+ * traceable after all): undo the load and select and attach the usual way,
+ * whose error, if any, names the function as it always has */
+static int reselect_and_attach(struct recorder *r)
+{
+	if (r->o.verbose)
+		fprintf(r->log, "Attaching the functions found in kallsyms failed (%s); selecting "
+			"through available_filter_functions.\n", r->err);
+	r->err[0] = '\0';
+	tracer_close(&r->tr);
+	args_capture_free(&r->args);
+	header_blobs_free(&r->blobs);
+	selection_free(&r->sel);
+	lap(r, LAP_ATTACH);
+	if (select_functions(&r->o, r->ks, r->btf, false, &r->sel, r->err, sizeof(r->err)))
+		return failed(r);
+	lap(r, LAP_SELECT);
+	print_selection(r);
+	return load_and_attach(r);   /* once: this selection is not from kallsyms */
+}
+
 static int load_and_attach(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
@@ -328,8 +393,9 @@ static int load_and_attach(struct recorder *r)
 	    (o->capture_args && args_capture_fill(&r->args, r->tr.skel, r->err, sizeof(r->err))))
 		return failed(r);
 	lap(r, LAP_LOAD);
-	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)) ||
-	    probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
+	if (tracer_attach(&r->tr, &r->sel, o->verbose, r->log, r->err, sizeof(r->err)))
+		return r->sel.from_kallsyms ? reselect_and_attach(r) : failed(r);
+	if (probe_set_attach(&r->probes, r->tr.skel, r->err, sizeof(r->err)))
 		return failed(r);
 	if (r->probes.n && o->probe_ctx) {
 		if (probe_set_add_btf(&r->probes, r->btf, &r->blobs, r->err, sizeof(r->err)))

@@ -34,6 +34,9 @@ struct selection {
 	size_t nnotes;
 	size_t skipped_ambiguous, skipped_no_btf, skipped_denied;
 	size_t traceable_total;
+	/* select_exact: found in kallsyms only, available_filter_functions not
+	 * read (traceable_total unknown); the attach is the check */
+	bool from_kallsyms;
 };
 
 /* Reads the traceable list; on failure says why in err (unreadable
@@ -45,5 +48,17 @@ int select_functions(const struct record_opts *o, const struct ksyms *ks,
 		     struct btf *vmlinux_btf, bool need_btf,
 		     struct selection *out, char *err, size_t errlen);
 void selection_free(struct selection *s);
+
+/* every -e/-a selector is an exact name (no '*' '?', no ':path'), there
+ * is no -d, and at most a few selectors: select_exact may try */
+bool select_exact_applies(const struct record_opts *o);
+/* the exact-name fast path (select_exact.c): the functions the selectors
+ * name, from kallsyms, with select_functions' flags, order and -v notes,
+ * as that would select them if ftrace lists every kallsyms instance; false
+ * (nothing selected) whenever unsure: then select_functions decides. The
+ * caller must attach with kprobe.multi by address, which refuses any
+ * address ftrace cannot trace, and fall back to select_functions then */
+bool select_exact(const struct record_opts *o, const struct ksyms *ks, struct btf *vmlinux_btf,
+		  struct selection *out);
 
 #endif

@@ -90,8 +90,9 @@ static int cmp_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* tie-break on the original position, stashed in size before sorting */
-	return x->size < y->size ? -1 : x->size > y->size;
+	/* tie-break on the original position, stashed in size's low half
+	 * before sorting (the name's hash is in the high half) */
+	return (uint32_t)x->size < (uint32_t)y->size ? -1 : (uint32_t)x->size > (uint32_t)y->size;
 }
 
 static int cmp_mod(const char *a, const char *b)
@@ -101,13 +102,34 @@ static int cmp_mod(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
+/* a name's hash, 8 bytes at a time: computed for every symbol while
+ * parsing, so bytewise hashing (FNV) was a fifth of the parse */
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w = 0;
+	const char *end = s + n;
+
+	for (; end - s >= 8; s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (s == end)
+		return (uint32_t)(h ^ (h >> 29));
+	if (n >= 8) {   /* the last 8 bytes, overlapping the ones hashed */
+		memcpy(&w, end - 8, 8);
+	} else {
+		for (w = 0; s < end; s++)
+			w = w << 8 | (uint8_t)*s;
+	}
+	h = (h ^ w) * 0xff51afd7ed558ccdull;
+	h ^= h >> 32;
+	return (uint32_t)(h ^ (h >> 29));
+}
+
 static uint32_t name_hash(const char *s)
 {
-	uint32_t h = 2166136261u;   /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
+	return hash_bytes(s, strlen(s));
 }
 
 /* the name index (see struct ksyms); -1 when out of memory */
@@ -123,7 +145,7 @@ static int build_name_index(struct ksyms *ks)
 		return -1;
 	ks->nbuckets = nb;
 	for (size_t i = ks->n; i-- > 0;) {
-		uint32_t h = name_hash(ks->syms[i].name) & (uint32_t)(nb - 1);
+		uint32_t h = (uint32_t)(ks->syms[i].size >> 32) & (uint32_t)(nb - 1);
 
 		ks->next[i] = ks->head[h];
 		ks->head[h] = (uint32_t)(i + 1);
@@ -133,38 +155,44 @@ static int build_name_index(struct ksyms *ks)
 
 /* sorts by (address, position): kallsyms lists vmlinux in address order
  * and then the modules, so only the part after the sorted prefix is sorted
- * and then merged in (a full sort of ~100k symbols costs more than the
- * parse); -1 when out of memory */
+ * and then merged in from the end, in place (the modules' addresses are
+ * mostly above vmlinux's: little moves); -1 when out of memory */
 static int sort_by_addr(struct ksyms *ks)
 {
-	size_t p = 1, a, b, k;
-	struct ksym *out;
+	size_t p = 1, nb;
+	struct ksym *tail;
 
-	for (size_t i = 0; i < ks->n; i++)
-		ks->syms[i].size = i;   /* the position: the tie-break */
+	for (size_t i = 0; i < ks->n; i++)   /* the position: the tie-break */
+		ks->syms[i].size = (ks->syms[i].size & ~(uint64_t)UINT32_MAX) | i;
 	while (p < ks->n && ks->syms[p - 1].addr <= ks->syms[p].addr)
 		p++;
 	if (p >= ks->n)
 		return 0;
-	qsort(ks->syms + p, ks->n - p, sizeof(*ks->syms), cmp_addr);
-	out = malloc(ks->n * sizeof(*out));
-	if (!out)
+	nb = ks->n - p;
+	qsort(ks->syms + p, nb, sizeof(*ks->syms), cmp_addr);
+	tail = malloc(nb * sizeof(*tail));
+	if (!tail)
 		return -1;
-	for (a = 0, b = p, k = 0; a < p || b < ks->n; k++) {
-		if (b >= ks->n || (a < p && cmp_addr(&ks->syms[a], &ks->syms[b]) <= 0))
-			out[k] = ks->syms[a++];
+	memcpy(tail, ks->syms + p, nb * sizeof(*tail));
+	for (size_t a = p, b = nb, k = ks->n; b > 0;) {
+		if (a > 0 && cmp_addr(&ks->syms[a - 1], &tail[b - 1]) > 0)
+			ks->syms[--k] = ks->syms[--a];
 		else
-			out[k] = ks->syms[b++];
+			ks->syms[--k] = tail[--b];
 	}
-	free(ks->syms);
-	ks->syms = out;
+	free(tail);
 	return 0;
 }
 
-/* sorts by address, computes sizes, builds the name index */
+/* sorts by address, computes sizes, builds the name index; each
+ * symbol's size holds its name's hash (high half) until then */
 static int finalize(struct ksyms *ks)
 {
+	if (ks->n > UINT32_MAX - 1)
+		return -1;
 	if (ks->n && sort_by_addr(ks))
+		return -1;
+	if (build_name_index(ks))
 		return -1;
 	for (size_t i = 0; i < ks->n; i++) {
 		size_t j = i + 1;
@@ -173,9 +201,55 @@ static int finalize(struct ksyms *ks)
 			j++;
 		ks->syms[i].size = j < ks->n ? ks->syms[j].addr - ks->syms[i].addr : 0;
 	}
-	if (ks->n > UINT32_MAX - 1)
+	return 0;
+}
+
+/* 8 hex digits (either case) at S: their value, or -1 if one is not a hex
+ * digit; all 8 bytes at once */
+static int64_t hex8(const char *s)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+	uint64_t w, l, digit, letter, x;
+
+	memcpy(&w, s, 8);
+	l = w | ones * 0x20;
+	/* per byte (all below 0x80): in '0'..'9', or in 'a'..'f' once lowered */
+	digit = (w + ones * (0x80 - '0')) & ~(w + ones * (0x80 - '9' - 1));
+	letter = (l + ones * (0x80 - 'a')) & ~(l + ones * (0x80 - 'f' - 1));
+	if ((w & high) || ((digit | letter) & high) != high)
 		return -1;
-	return build_name_index(ks);
+	x = (w & ones * 0x0f) + ((letter & high) >> 7) * 9;
+	/* the first character is the most significant nibble */
+	x = ((x & 0x0f000f000f000f00ull) >> 8) | ((x & 0x000f000f000f000full) << 4);
+	x = ((x & 0x00ff000000ff0000ull) >> 16) | ((x & 0x000000ff000000ffull) << 8);
+	x = ((x & 0x0000ffff00000000ull) >> 32) | ((x & 0x000000000000ffffull) << 16);
+	return (int64_t)x;
+}
+
+/* the address at P (1 to 16 hex digits, then a space) of a line ending at
+ * EOL; P moves past the digits. -1: not an address */
+static int parse_addr(char **pp, const char *eol, uint64_t *addr)
+{
+	char *p = *pp;
+	int digits = 0, h;
+
+	if (eol - p > 16 && p[16] == ' ') {   /* 64-bit: 16 digits */
+		int64_t hi = hex8(p), lo = hi < 0 ? -1 : hex8(p + 8);
+
+		if (lo >= 0) {
+			*addr = (uint64_t)hi << 32 | (uint64_t)lo;
+			*pp = p + 16;
+			return 0;
+		}
+	}
+	*addr = 0;
+	while ((h = hex1[(uint8_t)*p] - 1) >= 0) {
+		*addr = *addr << 4 | (uint64_t)h;
+		p++;
+		digits++;
+	}
+	*pp = p;
+	return digits == 0 || digits > 16 ? -1 : 0;
 }
 
 /* only_mod: keep only that module's symbols (NULL: all) */
@@ -199,8 +273,8 @@ static struct ksyms *load_file(const char *path, const char *only_mod, char *err
 	end = p + len;
 	while (p < end) {
 		char *nl = memchr(p, '\n', end - p), *name, *mod = NULL;
-		uint64_t addr = 0;
-		int digits = 0, h;
+		uint64_t addr;
+		uint32_t hash;
 		char type;
 
 		if (!nl)
@@ -211,19 +285,19 @@ static struct ksyms *load_file(const char *path, const char *only_mod, char *err
 			p = nl + 1;
 			continue;
 		}
-		while ((h = hex1[(uint8_t)*p] - 1) >= 0) {
-			addr = addr << 4 | (uint64_t)h;
-			p++;
-			digits++;
-		}
-		if (digits == 0 || digits > 16 || *p != ' ' || !p[1] || p[2] != ' ' || !p[3]) {
+		if (parse_addr(&p, nl, &addr) || *p != ' ' || !p[1] || p[2] != ' ' || !p[3]) {
 			snprintf(err, errlen, "%s:%zu: not in kallsyms format", path, lineno);
 			ksyms_free(ks);
 			return NULL;
 		}
 		type = p[1];
+		if (!is_func_type(type)) {
+			p = nl + 1;
+			continue;
+		}
 		name = p + 3;
 		p = name + strcspn(name, "\t ");   /* the line ends in a NUL */
+		hash = hash_bytes(name, (size_t)(p - name));
 		if (*p) {
 			*p++ = '\0';
 			while (*p == '\t' || *p == ' ')
@@ -238,7 +312,7 @@ static struct ksyms *load_file(const char *path, const char *only_mod, char *err
 			}
 		}
 		p = nl + 1;
-		if (!is_func_type(type) || (only_mod && (!mod || strcmp(mod, only_mod))))
+		if (only_mod && (!mod || strcmp(mod, only_mod)))
 			continue;
 		if (ks->n == cap) {
 			size_t ncap = cap ? cap * 2 : 65536;
@@ -252,7 +326,8 @@ static struct ksyms *load_file(const char *path, const char *only_mod, char *err
 			ks->syms = nv;
 			cap = ncap;
 		}
-		ks->syms[ks->n++] = (struct ksym){ .addr = addr, .type = type, .name = name, .module = mod };
+		ks->syms[ks->n++] = (struct ksym){ .addr = addr, .type = type, .name = name, .module = mod,
+						   .size = (uint64_t)hash << 32 };
 	}
 	if (finalize(ks)) {
 		snprintf(err, errlen, "out of memory");
@@ -301,6 +376,7 @@ struct ksyms *ksyms_from_array(const struct ksym *v, size_t n)
 		size_t l = strlen(nm) + 1;
 
 		ks->syms[i] = v[i];
+		ks->syms[i].size = (uint64_t)hash_bytes(nm, l - 1) << 32;   /* for finalize */
 		memcpy(ks->pool + off, nm, l);
 		ks->syms[i].name = ks->pool + off;
 		off += l;
@@ -410,6 +486,25 @@ size_t ksyms_find_exact(const struct ksyms *ks, const char *name, const char *mo
 		const struct ksym *s = &ks->syms[i - 1];
 
 		if (strcmp(s->name, name) || cmp_mod(s->module, module))
+			continue;
+		if (cnt < max)
+			out[cnt] = s;
+		cnt++;
+	}
+	return cnt;
+}
+
+size_t ksyms_find_all(const struct ksyms *ks, const char *name, const struct ksym **out,
+		      size_t max)
+{
+	size_t cnt = 0;
+
+	if (!ks || !name || !ks->n)
+		return 0;
+	for (uint32_t i = chain(ks, name); i; i = ks->next[i - 1]) {
+		const struct ksym *s = &ks->syms[i - 1];
+
+		if (strcmp(s->name, name))
 			continue;
 		if (cnt < max)
 			out[cnt] = s;

@@ -36,6 +36,10 @@ const struct ksym *ksyms_find(const struct ksyms *ks, const char *name, const ch
  * order: the first MAX into OUT; returns how many there are */
 size_t ksyms_find_exact(const struct ksyms *ks, const char *name, const char *module,
 			const struct ksym **out, size_t max);
+/* the symbols named NAME in vmlinux and every module, in address order
+ * per module: the first MAX into OUT; returns how many there are */
+size_t ksyms_find_all(const struct ksyms *ks, const char *name, const struct ksym **out,
+		      size_t max);
 /* any symbol, not only functions: used for _text/_stext */
 uint64_t ksyms_find_any_addr(const char *kallsyms_path, const char *name);
 

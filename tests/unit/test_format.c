@@ -1347,12 +1347,46 @@ static void test_drops_link_misses(void)
 	free(t);
 }
 
+/* the KSYMS string table: a name after its __pfx_ padding symbol is that
+ * name's tail, module names are stored once, everything decodes as written */
+static void test_ksyms_strings(void)
+{
+	static const struct rsf_ksym k[] = {
+		{ 0x1000, 't', "__pfx_foo", NULL }, { 0x1010, 'T', "foo", NULL },
+		{ 0x1100, 't', "__pfx_bar", NULL }, { 0x1110, 't', "baz", NULL },
+		{ 0x1200, 't', "__pfx_", NULL }, { 0x1210, 't', "x", NULL },
+		{ 0x2000, 't', "__pfx_m", "m1" }, { 0x2010, 't', "m", "m1" },
+		{ 0x3000, 'T', "bar", "m2" }, { 0x4000, 'W', "dup", "m1" }, { 0x4010, 'w', "dup", NULL },
+	};
+	size_t n = sizeof(k) / sizeof(k[0]), got = 0;
+	/* __pfx_foo __pfx_bar baz __pfx_ x __pfx_m m1 bar m2 dup dup */
+	uint32_t want = 10 + 10 + 4 + 7 + 2 + 8 + 3 + 4 + 3 + 4 + 4;
+	struct rsf_buf tab = {};
+	struct rsf_ksym *d = NULL;
+
+	CHECK(rsf_table_encode_ksyms(k, n, &tab) == NULL);
+	CHECK_INT(rsf_get32(tab.data + 8), want);
+	CHECK(rsf_table_decode_ksyms(tab.data, tab.len, (uint32_t)n, &d, &got) == NULL);
+	CHECK_INT(got, n);
+	for (size_t i = 0; d && i < n && i < got; i++) {
+		CHECK(d[i].addr == k[i].addr && d[i].type == k[i].type);
+		CHECK(!strcmp(d[i].name, k[i].name));
+		CHECK(!d[i].module == !k[i].module);
+		CHECK(!k[i].module || (d[i].module && !strcmp(d[i].module, k[i].module)));
+	}
+	CHECK(d && d[1].name == d[0].name + 6);   /* foo: the tail of __pfx_foo */
+	CHECK(d && d[7].module == d[6].module && d[9].module == d[6].module);
+	free(d);
+	rsf_buf_free(&tab);
+}
+
 int main(void)
 {
 	if (tmpdir_make("test_format"))
 		return 1;
 	RUN(test_meta_roundtrip);
 	RUN(test_tables_roundtrip);
+	RUN(test_ksyms_strings);
 	RUN(test_records_roundtrip);
 	RUN(test_blobs);
 	RUN(test_no_trailer);

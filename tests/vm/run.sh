@@ -102,6 +102,17 @@ run_kernel() {
             printf '%s|%s|%s\n' "${m%%:*}-$c" "$c" "$args" >>"$plan"
         done
     done
+    # exact names (record/select_exact.c): found in kallsyms on 6.12 (-M), and
+    # on 6.1 (no kprobe.multi) selected again the full way for kprobes
+    if [[ " ${CASES[*]} " == *" open-missing "* ]]; then
+        local ex="-e __x64_sys_openat"
+        for g in ${C_ALLOW[open-missing]}; do ex="$ex -a $g"; done
+        if [ "$major" = 6.12 ]; then
+            printf 'M-exact|open-missing|-M -v %s\n' "$ex" >>"$plan"
+        else
+            printf 'default-exact|open-missing|-v %s\n' "$ex" >>"$plan"
+        fi
+    fi
     # one run with the bpf preset (about a thousand functions: kprobe.multi only)
     if [ "$major" = 6.12 ] && [[ " ${CASES[*]} " == *" bpf-bad-prog-load "* ]]; then
         printf '%s|%s|%s\n' "cbpf-bpf-bad-prog-load" bpf-bad-prog-load "-M -v -c bpf" >>"$plan"
@@ -167,6 +178,13 @@ run_kernel() {
 $(cat "$base.report")" grep -qxF "ROW $fn [$res]" "$base.facts"
     done <"$plan"
 
+    if [ "$major" = 6.12 ] && [ -f "$out/M-exact.stderr" ]; then
+        check "$G-M" "M-exact: -v says available_filter_functions was not read" \
+            grep -q '^Found 5 attachable functions (exact names, from kallsyms' "$out/M-exact.stderr"
+    elif [ -f "$out/default-exact.stderr" ]; then
+        check "$G-default" "default-exact: kprobes, selected through available_filter_functions" \
+            grep -Eq '^Found 5 attachable functions \(of [0-9]+ traceable\); attach mode kprobe\.$' "$out/default-exact.stderr"
+    fi
     # attach/detach timings the recorder printed (-v run) and per-mode run times
     if [ -f "$out/cbpf-bpf-bad-prog-load.stderr" ]; then
         grep -hE 'Attached|detach took|DONE in' "$out/cbpf-bpf-bad-prog-load.stderr" "$out/cbpf-bpf-bad-prog-load.simfail" 2>/dev/null \

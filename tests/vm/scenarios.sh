@@ -120,6 +120,23 @@ run helper \$R -c bpf -S -T -o /out/helper.rsr -- ./simfail bpf-skb-load-bytes-b
 # retsnoop's program (the stack capture), so its kprobes always miss
 run linkmiss \$R -K $BPF_GLOBS -a get_perf_callchain -o /out/linkmiss.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
 run linkmiss-live ./retsnoop -K $BPF_GLOBS -a get_perf_callchain -- ./simfail bpf-bad-map-val-size-percpu-array
+# exact names (record/select_exact.c): found in kallsyms without reading
+# available_filter_functions; the same recording as the globs naming the
+# same two functions (full path)
+run exact \$R -v -e __x64_sys_openat -a do_sys_openat2 -o /out/exact.rsr -- ./simfail open-missing
+run exactglob \$R -v -e '__x64_sys_opena?' -a 'do_sys_opena?2' -o /out/exactglob.rsr -- ./simfail open-missing
+# a kallsyms function ftrace cannot trace (not listed, unique, no alias):
+# kprobe.multi refuses it, and the full path says so in its usual words
+NT=\$(awk 'NR == FNR { aff[\$1] = 1; next }
+	\$2 ~ /^[tTwW]\$/ && NF == 3 { n[\$3]++; a[\$3] = \$1; c[\$1]++; if (n[\$3] == 1) o[++k] = \$3 }
+	END { for (i = 1; i <= k; i++) { s = o[i]
+		if (n[s] == 1 && c[a[s]] == 1 && !(s in aff) && s ~ /^[a-z][a-z0-9_]*\$/ && s !~ /bpf|rcu|preempt|migrate|lock/) { print s; exit } } }' \
+	/sys/kernel/tracing/available_filter_functions /proc/kallsyms)
+echo "\$NT" >/out/notrace.name
+run notrace \$R -e "\$NT" -o /out/notrace.rsr -- true
+run notrace-K \$R -K -e "\$NT" -o /out/notrace-K.rsr -- true
+run notrace-v \$R -v -e "\$NT" -o /out/notrace-v.rsr -- true
+run notrace-a \$R -v -e __x64_sys_openat -a "\$NT" -o /out/notrace-a.rsr -- ./simfail open-missing
 dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -304,6 +321,32 @@ check "linkmiss: -M (kprobe.multi) recordings carry the links' counts too" grep 
 n=$(rep --format json "$OUT/helper.rsr" | jq -s '[.[].trace[] | select(.type == "exit" and .func == "bpf_skb_load_bytes" and .result.is_error and .result.text == "-EFAULT")] | length')
 check "helper: bpf_skb_load_bytes fails with -EFAULT under BPF_PROG_TEST_RUN, shown as an error (${n:-0})" [ "${n:-0}" -ge 1 ]
 check "helper: the -T view shows it" grep -Eq '↔ bpf_skb_load_bytes +\[-EFAULT\]' <(rep -T "$OUT/helper.rsr")
+
+# exact names: kallsyms instead of available_filter_functions, same recording
+check "exact: recorded (exit $(cat "$OUT/exact.rc"), as the globs' $(cat "$OUT/exactglob.rc"))" \
+	[ "$(cat "$OUT/exact.rc")" = "$(cat "$OUT/exactglob.rc")" ] && [ -f "$OUT/exact.rsr" ]
+check "exact: -v says available_filter_functions was not read" \
+	grep -q '^Found 2 attachable functions (exact names, from kallsyms: available_filter_functions not read); attach mode kprobe-multi\.$' "$OUT/exact.err"
+check "exact: the globs read it" grep -Eq '^Found 2 attachable functions \(of [0-9]+ traceable\)' "$OUT/exactglob.err"
+check "exact: the same -v glob counts" diff <(grep "glob '__x64_sys_openat' selected\|glob 'do_sys_openat2' selected" "$OUT/exact.err") \
+	<(grep "selected" "$OUT/exactglob.err" | sed "s/__x64_sys_opena?/__x64_sys_openat/; s/do_sys_opena?2/do_sys_openat2/")
+mask() { rep "$@" | sed -E 's/[0-9]+/N/g'; }
+check "exact: the same report as the globs' (numbers masked)" diff <(mask "$OUT/exact.rsr") <(mask "$OUT/exactglob.rsr")
+check "exact: a failing session with the entry's -ENOENT" grep -Eq '\[-ENOENT\] +__x64_sys_openat' <(rep "$OUT/exact.rsr")
+check "exact: same traced functions in info" diff <(rep info "$OUT/exact.rsr" | grep '^Traced functions:') \
+	<(rep info "$OUT/exactglob.rsr" | grep '^Traced functions:')
+nt=$(cat "$OUT/notrace.name" 2>/dev/null)
+want="retsnoop-record: entry glob '$nt' matches 1 kallsyms function(s) but none is traceable (not in available_filter_functions: notrace, inlined or blacklisted)"
+check "exact, not traceable ($nt): the full path's one-line error, exit 1" \
+	bash -c '[ -n "$1" ] && [ "$(cat "$2/notrace.err")" = "$3" ] && [ "$(cat "$2/notrace.rc")" = 1 ]' _ "$nt" "$OUT" "$want"
+check "exact, not traceable: -K says the same, exit 1" \
+	bash -c '[ "$(cat "$1/notrace-K.err")" = "$2" ] && [ "$(cat "$1/notrace-K.rc")" = 1 ]' _ "$OUT" "$want"
+check "exact, not traceable: no file left" not test -e "$OUT/notrace.rsr"
+check "exact, not traceable: -v says kprobe.multi refused, then the full path's error" \
+	bash -c 'grep -q "^Attaching the functions found in kallsyms failed" "$1" && [ "$(tail -1 "$1")" = "$2" ]' _ "$OUT/notrace-v.err" "$want"
+check "exact, not traceable as -a: the full path's warning, recorded (exit $(cat "$OUT/notrace-a.rc"))" \
+	grep -q "^retsnoop-record: warning: allow glob '$nt' matches 1 kallsyms function(s) but none is traceable (.*); ignored\$" "$OUT/notrace-a.err"
+check "exact, not traceable as -a: the other function is recorded" grep -Eq '\[-ENOENT\] +__x64_sys_openat' <(rep "$OUT/notrace-a.rsr")
 
 check "guest dmesg has no WARNING/BUG/Oops" bash -c "! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
 
