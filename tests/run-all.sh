@@ -61,7 +61,8 @@ for s in "${SUITES[@]}"; do
 		run_suite vm-live tests/vm/live.sh; run_suite vm-durability tests/vm/durability.sh
 		run_suite vm-flight tests/vm/flight.sh; run_suite vm-probes tests/vm/probes.sh
 		run_suite vm-args tests/vm/args.sh
-		run_suite vm-ustack tests/vm/ustack.sh ;;
+		run_suite vm-ustack tests/vm/ustack.sh
+		run_suite vm-stack-defer tests/vm/stack_defer.sh ;;
 	fuzz)   run_suite fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" ;;
 	*) echo "run-all.sh: unknown suite '$s' (unit, golden, dwarf, cli, fuzz, vm)" >&2; exit 2 ;;
 	esac
