@@ -14,7 +14,9 @@ void record_sink_init(struct record_sink *s, FILE *log)
 	s->hold = NULL;
 	tty_status_init(&s->status, log);
 	s->start_s = tty_status_now();
+	s->flushed_s = s->start_s;
 }
+
 
 /* the writer failed (e.g. the disk is full): one line naming the file and
  * the cause, then capturing stops and the probes are detached */
@@ -28,6 +30,20 @@ static void write_failed(struct record_sink *s)
 	stop_request();
 }
 
+/* the file is flushed at least once a second (at most that much is lost
+ * to a SIGKILL): on the capture loop's tick, and from here while one poll
+ * keeps draining a flood (a slow consumer, the live tool rendering, may
+ * stay in one poll for long) */
+#define FLUSH_EVERY_S 1.0
+#define FLUSH_CHECK_RECORDS 256
+
+static void flush_file(struct record_sink *s)
+{
+	s->flushed_s = tty_status_now();
+	if (s->w && rsf_writer_flush(s->w))
+		write_failed(s);
+}
+
 static int emit(struct record_sink *s, const void *rec, uint32_t size)
 {
 	s->records++;
@@ -35,6 +51,9 @@ static int emit(struct record_sink *s, const void *rec, uint32_t size)
 		write_failed(s);
 		return -1;
 	}
+	if (s->w && s->records % FLUSH_CHECK_RECORDS == 0 &&
+	    tty_status_now() - s->flushed_s >= FLUSH_EVERY_S)
+		flush_file(s);
 	if (s->hooks && s->hooks->on_record) {
 		/* the hook may print a session: never mix it with the status line */
 		tty_status_clear(&s->status);
@@ -143,10 +162,7 @@ static int on_record(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 
 static void on_tick(void *ctx)
 {
-	struct record_sink *s = ctx;
-
-	if (s->w && rsf_writer_flush(s->w))
-		write_failed(s);
+	flush_file(ctx);
 }
 
 struct capture_sink record_sink_callbacks(struct record_sink *s)

@@ -32,6 +32,7 @@ struct record_sink {
 	double stop_at_s;                 /* --duration: stop at this tty_status_now() (0: never) */
 	uint64_t stop_after;              /* --stop-after: stop after this many final sessions */
 	uint64_t records, filtered, sessions, finals;
+	double flushed_s;                 /* when the file was last flushed */
 	bool write_failed;                /* a flush failed: the exit status says so */
 };
 
