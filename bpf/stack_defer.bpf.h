@@ -14,7 +14,9 @@
  * (through fexit, only the parent's trampoline frame has another address
  * in the same trampoline; the stack view filters those frames). If the
  * parent's call site is not among the short part, the whole stack is
- * captured at once, as without deferral. */
+ * captured at once, as without deferral. The recorder turns it off in
+ * fentry mode for now (record/attach.c): it multiplied each clone's
+ * verification. */
 
 /* a traced function's code, by id: [start, end); end 0 unknown */
 struct func_range {
@@ -102,6 +104,7 @@ static __always_inline u32 defer_cut(struct session *s, u32 slot, s32 sz, u32 d,
 static __always_inline void defer_first_failure(void *ctx, struct session *s, u32 d, u32 id)
 {
 	u32 slot = s->cur & 1, anc = 0, n;
+	bool whole;
 	u64 key;
 	s32 sz;
 	u8 *prop;
@@ -115,22 +118,18 @@ static __always_inline void defer_first_failure(void *ctx, struct session *s, u3
 	prop = bpf_map_lookup_elem(&err_prop, &key);
 	s->pend_key[slot] = key;
 	s->pend_n[slot] = 0;
-	if (prop && *prop) {
-		/* it went on last time: whole, and where it would have been
-		 * cut, to learn whether it goes on again */
-		sz = full_capture(ctx, s, slot);
-		s->kstack_sz[slot] = sz;
-		if (defer_cut(s, slot, sz, d, &anc))
-			s->pend_depth[slot] = anc;
-		return;
-	}
-	sz = bpf_get_stack(ctx, s->kstack[slot], defer_frames * 8, 0);
+	/* it went on last time: whole, and where it would have been cut, to
+	 * learn whether it goes on again; else the short part */
+	whole = prop && *prop;
+	sz = whole ? full_capture(ctx, s, slot) :
+		     bpf_get_stack(ctx, s->kstack[slot], defer_frames * 8, 0);
 	n = defer_cut(s, slot, sz, d, &anc);
-	if (!n) {   /* no ancestor near: all of it now */
-		s->kstack_sz[slot] = full_capture(ctx, s, slot);
+	if (n)
+		s->pend_depth[slot] = anc;
+	if (whole || !n) {   /* whole, or no ancestor near: all of it now */
+		s->kstack_sz[slot] = whole ? sz : full_capture(ctx, s, slot);
 		return;
 	}
-	s->pend_depth[slot] = anc;
 	s->pend_n[slot] = n;
 	s->kstack_sz[slot] = n * 8;
 	stat_inc(&stats.stacks_deferred);
@@ -162,7 +161,7 @@ static __always_inline void defer_complete(void *ctx, struct session *s, u32 slo
 	}
 	sz = bpf_get_stack(ctx, buf, sizeof(s->kstack[0]), 0);
 	cnt = sz > 0 ? (u32)sz / 8 : 0;
-	for (k = 1; k < RS_MAX_KSTACK_DEPTH; k++) {
+	for (k = 1; k < RS_DEFER_MAX_FRAMES; k++) {   /* within the first few */
 		u64 ip;
 
 		if (k >= cnt)

@@ -17,7 +17,8 @@
 #    JSON output) are the same sets with and without;
 #  * retsnoop-report info of the default recordings counts stacks captured
 #    in two parts and completed ones (so the comparison covered completed
-#    stacks) and those without the key count none.
+#    stacks; -F none: fentry captures whole for now) and those without the
+#    key count none.
 # Prints "vm-stack-defer: N passed, N failed" last; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -80,6 +81,10 @@ for m in M K F; do
 		read -r dd cc <<<"$(split_counts "$d")"
 		dsum=$((dsum + ${dd:-0})); csum=$((csum + ${cc:-0}))
 	done
+	if [ $m = F ]; then   # not in fentry clones yet (record/attach.c says why)
+		check "-F: every stack captured whole ($dsum in two parts)" test "$dsum" = 0
+		continue
+	fi
 	check "-$m: stacks were captured in two parts ($dsum)" test "$dsum" -gt 0
 	check "-$m: some were completed at the parent's exit ($csum) and shown above" test "$csum" -gt 0
 	check "-$m: completed <= deferred" test "$csum" -le "$dsum"
