@@ -35,7 +35,7 @@ struct tentry {                 /* one traceable (name, module), counted */
 	bool entry;
 };
 
-static int cmp_str_nullable(const char *a, const char *b)
+int select_cmp_module(const char *a, const char *b)
 {
 	if (!a || !b)
 		return a ? 1 : b ? -1 : 0;
@@ -47,7 +47,7 @@ static int cmp_tentry(const void *pa, const void *pb)
 	const struct tentry *a = pa, *b = pb;
 	int c = strcmp(a->name, b->name);
 
-	return c ? c : cmp_str_nullable(a->module, b->module);
+	return c ? c : select_cmp_module(a->module, b->module);
 }
 
 /* kallsyms by (name, module): ksyms' name index */
@@ -267,13 +267,13 @@ static size_t merge_duplicates(struct tentry *v, size_t n)
 
 /* the selection in (name, module, address) order, the order function ids
  * had when the traceable list was sorted */
-static int cmp_sel(const void *pa, const void *pb)
+int select_cmp_func(const void *pa, const void *pb)
 {
 	const struct traced_func *a = pa, *b = pb;
 	int c = strcmp(a->name, b->name);
 
 	if (!c)
-		c = cmp_str_nullable(a->module, b->module);
+		c = select_cmp_module(a->module, b->module);
 	if (!c && a->addr != b->addr)
 		c = a->addr < b->addr ? -1 : 1;
 	return c;
@@ -569,7 +569,7 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 		snprintf(err, errlen, "no traceable function matched the globs");
 		return -1;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_sel);
+	qsort(out->v, out->n, sizeof(*out->v), select_cmp_func);
 	return 0;
 }
 

@@ -52,6 +52,10 @@ void selection_free(struct selection *s);
 /* every -e/-a selector is an exact name (no '*' '?', no ':path'), there
  * is no -d, and at most a few selectors: select_exact may try */
 bool select_exact_applies(const struct record_opts *o);
+/* the orders both paths share: module names (NULL: vmlinux, first), and
+ * traced functions by (name, module, address), the function ids' order */
+int select_cmp_module(const char *a, const char *b);
+int select_cmp_func(const void *pa, const void *pb);
 /* the exact-name fast path (select_exact.c): the functions the selectors
  * name, from kallsyms, with select_functions' flags, order and -v notes,
  * as that would select them if ftrace lists every kallsyms instance; false

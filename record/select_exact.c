@@ -50,26 +50,6 @@ static bool has_alias(const struct ksyms *ks, const struct ksym *k)
 	       (i + 1 < n && ksyms_at(ks, i + 1)->addr == k->addr);
 }
 
-static int cmp_str_nullable(const char *a, const char *b)
-{
-	if (!a || !b)
-		return a ? 1 : b ? -1 : 0;
-	return strcmp(a, b);
-}
-
-/* (name, module, address) order: select.c's */
-static int cmp_sel(const void *pa, const void *pb)
-{
-	const struct traced_func *a = pa, *b = pb;
-	int c = strcmp(a->name, b->name);
-
-	if (!c)
-		c = cmp_str_nullable(a->module, b->module);
-	if (!c && a->addr != b->addr)
-		c = a->addr < b->addr ? -1 : 1;
-	return c;
-}
-
 struct exact_ctx {
 	const struct record_opts *o;
 	const struct ksyms *ks;
@@ -83,7 +63,7 @@ struct exact_ctx {
 static bool have_group(const struct selection *out, const char *name, const char *module)
 {
 	for (size_t i = 0; i < out->n; i++)
-		if (!strcmp(out->v[i].name, name) && !cmp_str_nullable(out->v[i].module, module))
+		if (!strcmp(out->v[i].name, name) && !select_cmp_module(out->v[i].module, module))
 			return true;
 	return false;
 }
@@ -222,7 +202,7 @@ bool select_exact(const struct record_opts *o, const struct ksyms *ks, struct bt
 		selection_free(out);
 		return false;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_sel);
+	qsort(out->v, out->n, sizeof(*out->v), select_cmp_func);
 	out->from_kallsyms = true;
 	return true;
 }
