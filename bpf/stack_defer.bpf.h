@@ -14,9 +14,10 @@
  * (through fexit, only the parent's trampoline frame has another address
  * in the same trampoline; the stack view filters those frames). If the
  * parent's call site is not among the short part, the whole stack is
- * captured at once, as without deferral. The recorder turns it off in
- * fentry mode for now (record/attach.c): it multiplied each clone's
- * verification. */
+ * captured at once, as without deferral. Opt-in (-C bpf.defer-stacks):
+ * through kprobes a capture's fixed cost dominates and this costs more than
+ * it saves; through fexit, where captures cost most, the recorder keeps it
+ * off for now (record/attach.c): it multiplied each clone's verification. */
 
 /* a traced function's code, by id: [start, end); end 0 unknown */
 struct func_range {

@@ -19,7 +19,7 @@ static const struct cfg_key keys[] = {
 	{ "bpf.sessions-size", CFG_BPF_SESSIONS_SIZE, CFG_UINT, "N", 1, 1000000, NULL,
 	  "4096", REC, "accepted, no effect: sessions live in task-local storage, one per thread" },
 	{ "bpf.defer-stacks", CFG_BPF_DEFER_STACKS, CFG_BOOL, "BOOL", 0, 1, NULL,
-	  "true", REC, "capture a likely swallowed error's kernel stack in two parts (same stack, less cost)" },
+	  "false", REC, "kprobe modes: capture a likely swallowed error's kernel stack in two parts (same stack)" },
 	{ "bpf.max-depth", CFG_BPF_MAX_DEPTH, CFG_UINT, "N", 1, RS_MAX_FSTACK_DEPTH, NULL,
 	  "64", REC, "nested calls tracked per session, 1..64" },
 	{ "args.max-total-args-size", CFG_ARGS_MAX_TOTAL, CFG_UINT, "BYTES", 1, 65536, NULL,

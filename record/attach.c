@@ -93,12 +93,15 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	t->skel = s;
 	s->rodata->emit_success = o->success == 1;
 	s->rodata->success_stacks = o->success == 1 && o->stacks;
-	/* two-part stacks (bpf/stack_defer.bpf.h): not for success stacks,
-	 * captured at successful calls, nor -I, whose snapshots need them
-	 * whole; nor fentry yet: its code in every per-function clone made the
-	 * verifier's work per clone (attach) about 6x (83 functions: 8 s ->
-	 * 48 s); off, the verifier drops it as dead code */
-	s->rodata->defer_stacks = !o->no_defer_stacks && !s->rodata->success_stacks && !o->interim &&
+	/* two-part stacks (bpf/stack_defer.bpf.h), opt-in: in kprobe modes a
+	 * capture's fixed cost dominates, so they cost more than they save
+	 * (bench/record_overhead.sh A/B) and their verification slows the
+	 * load; not for success stacks, captured at successful calls, nor -I,
+	 * whose snapshots need them whole; nor fentry, where captures are
+	 * dear, yet: its code in every per-function clone made the verifier's
+	 * work per clone (attach) about 6x (83 functions: 8 s -> 48 s). Off,
+	 * the verifier drops it as dead code. */
+	s->rodata->defer_stacks = o->defer_stacks && !s->rodata->success_stacks && !o->interim &&
 				  mode != ATTACH_FENTRY;
 	s->rodata->defer_frames = mode == ATTACH_FENTRY ? 12 : 6;
 	s->rodata->emit_trace = o->trace;

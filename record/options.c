@@ -264,7 +264,7 @@ int record_config_apply(void *ctx, const struct cfg_key *k, uint64_t v, struct o
 	case CFG_BPF_RINGBUF_SIZE: o->ringbuf_size = v; return OPT_OK;
 	case CFG_BPF_SESSIONS_SIZE: o->sessions_size = (uint32_t)v; return OPT_OK;
 	case CFG_BPF_MAX_DEPTH: o->max_depth = (uint32_t)v; return OPT_OK;
-	case CFG_BPF_DEFER_STACKS: o->no_defer_stacks = !v; return OPT_OK;
+	case CFG_BPF_DEFER_STACKS: o->defer_stacks = v; return OPT_OK;
 	case CFG_USER_STACK_SIZE: o->ustack_size = (uint32_t)v; return OPT_OK;
 	case CFG_ARGS_MAX_TOTAL: o->args_max_total = (uint32_t)v; return OPT_OK;
 	case CFG_ARGS_MAX_SIZED: o->args_max_sized = (uint32_t)v; return OPT_OK;

@@ -10,12 +10,12 @@
 #    bpf preset on a percpu-array map whose failed allocation is followed
 #    by cleanup calls (stitched stacks), a BPF program load the verifier
 #    rejects (deep chains), each with about 20 traced functions (-K and -F
-#    attach them one by one), recorded with the default and again with
-#    -C bpf.defer-stacks=false after a warm-up run;
+#    attach them one by one), recorded with -C bpf.defer-stacks=true and
+#    again with the default (off) after a warm-up run;
 #  * the distinct per-session stacks (the visible kernel frames as
 #    symbol+offset and the frame each traced call is shown on, from the
 #    JSON output) are the same sets with and without;
-#  * retsnoop-report info of the default recordings counts stacks captured
+#  * retsnoop-report info of the recordings with it counts stacks captured
 #    in two parts and completed ones (so the comparison covered completed
 #    stacks; -F none: fentry captures whole for now) and those without the
 #    key count none.
@@ -39,8 +39,8 @@ for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
 	W="./simfail \$c; ./simfail \$c; ./simfail \$c"
 	sh -c "\$W" >/dev/null 2>&1
 	for m in M K F; do
-		run d-\$m-\$c \$R -\$m \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
-		run n-\$m-\$c \$R -\$m \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
+		run d-\$m-\$c \$R -\$m \$g -C bpf.defer-stacks=true -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
+		run n-\$m-\$c \$R -\$m \$g -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
 	done
 done
 EOF
