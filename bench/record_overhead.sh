@@ -62,7 +62,7 @@ cat >"$WORK/g/guest.sh" <<EOF
 cd "\$(dirname "\$0")"
 N=$N RUNS=$RUNS HAS_A=$HAS_A RSV="$RSV"
 AFF=/sys/kernel/tracing/available_filter_functions
-res() { echo "\$*" >>/out/res; }
+res() { echo "\$*" >>/out/res; echo "bench: done \$*" >/dev/kmsg 2>/dev/null; }   # kmsg: what ran last, if the guest dies
 # the traced set: the entry and the VFS functions of an openat that exist here
 FUNCS=""
 for f in __x64_sys_openat do_sys_openat2 getname_flags getname do_filp_open path_openat \\
