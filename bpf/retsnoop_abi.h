@@ -56,6 +56,12 @@ struct rs_ip_cookie {
 	rs_u64 cookie;            /* RS_FUNC_COOKIE */
 };
 #define RS_IPC_PROBES 8
+
+/* two-part stacks (bpf/stack_defer.bpf.h): a traced function's code, in
+ * the array map func_ranges by function id; end 0: unknown */
+struct rs_func_range {
+	rs_u64 start, end;        /* [start, end) */
+};
 #define RS_IPC_SLOT(ip, bits) ((rs_u32)(((rs_u64)(ip) * 0x9e3779b97f4a7c15ULL) >> (64 - (bits))))
 
 /* fentry mode: each function's clone of the fentry/fexit template gets its

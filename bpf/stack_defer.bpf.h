@@ -19,16 +19,11 @@
  * it saves; through fexit, where captures cost most, the recorder keeps it
  * off for now (record/attach.c): it multiplied each clone's verification. */
 
-/* a traced function's code, by id: [start, end); end 0 unknown */
-struct func_range {
-	u64 start, end;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);           /* nr_funcs (recorder) */
 	__type(key, u32);
-	__type(value, struct func_range);
+	__type(value, struct rs_func_range);
 } func_ranges SEC(".maps");
 
 /* per (traced parent id << 32 | failing function id): did the last error
@@ -68,7 +63,7 @@ static __always_inline s32 full_capture(void *ctx, struct session *s, u32 slot)
  * cut before its trampoline frame: the completion brings both. */
 static __always_inline u32 defer_cut(struct session *s, u32 slot, s32 sz, u32 d, u32 *anc)
 {
-	struct func_range *r[DEFER_ANCESTORS] = {};
+	struct rs_func_range *r[DEFER_ANCESTORS] = {};
 	u32 k, a;
 
 	for (a = 0; a < DEFER_ANCESTORS; a++) {
@@ -86,7 +81,7 @@ static __always_inline u32 defer_cut(struct session *s, u32 slot, s32 sz, u32 d,
 			break;
 		ip = s->kstack[slot & 1][k & (RS_DEFER_MAX_FRAMES - 1)];
 		for (a = 0; a < DEFER_ANCESTORS; a++) {
-			struct func_range *x = r[a];
+			struct rs_func_range *x = r[a];
 
 			if (!x || !x->end || ip < x->start || ip >= x->end)
 				continue;
@@ -141,7 +136,7 @@ static __always_inline void defer_first_failure(void *ctx, struct session *s, u3
 static __always_inline void defer_complete(void *ctx, struct session *s, u32 slot, u32 id)
 {
 	u32 zero = 0, n = s->pend_n[slot & 1] & (RS_DEFER_MAX_FRAMES - 1), from = 0, k, cnt;
-	struct func_range *r;
+	struct rs_func_range *r;
 	u64 *buf;
 	s32 sz;
 

@@ -3,6 +3,7 @@
 #include "record/args_capture.h"
 #include "record/args_spec.h"
 #include "record/btf_subset.h"
+#include "record/map_fill.h"
 #include <linux/types.h>
 #include "retsnoop.skel.h"
 #include <bpf/btf.h>
@@ -153,13 +154,10 @@ void args_capture_preload(struct retsnoop_bpf *s, const struct record_opts *o, s
 int args_capture_fill(const struct args_capture *ac, struct retsnoop_bpf *s,
 		      char *err, size_t errlen)
 {
-	for (uint32_t i = 0; i < ac->n; i++)
-		if (bpf_map__update_elem(s->maps.arg_specs, &i, sizeof(i), &ac->specs[i],
-					 sizeof(ac->specs[i]), 0)) {
-			snprintf(err, errlen, "-A: filling the argument plans failed: %s",
-				 strerror(errno));
-			return -1;
-		}
+	if (array_map_fill(bpf_map__fd(s->maps.arg_specs), ac->specs, (uint32_t)ac->n)) {
+		snprintf(err, errlen, "-A: filling the argument plans failed: %s", strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "record/args_capture.h"
 #include "record/clone_btf.h"
 #include "record/probe_attach.h"
+#include "record/map_fill.h"
 #include "symbols/ksyms.h"
 #include <linux/types.h>
 #include <pthread.h>
@@ -165,8 +166,7 @@ static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 {
 	uint32_t bits = s->rodata->ipc_bits, size = 1U << bits;
 	struct rs_ip_cookie *tab = calloc(size, sizeof(*tab));
-	uint32_t *keys, count = size;
-	int ret = 0;
+	int ret;
 
 	if (!tab)
 		return -1;
@@ -186,17 +186,7 @@ static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 			}
 		}
 	}
-	/* one batch (a syscall a slot would cost 10k at 10k functions) */
-	keys = calloc(size, sizeof(*keys));
-	if (!keys) {
-		free(tab);
-		return -1;
-	}
-	for (uint32_t k = 0; k < size; k++)
-		keys[k] = k;
-	if (bpf_map_update_batch(bpf_map__fd(s->maps.ip_cookies), keys, tab, &count, NULL))
-		ret = -1;
-	free(keys);
+	ret = array_map_fill(bpf_map__fd(s->maps.ip_cookies), tab, size);
 	free(tab);
 	return ret;
 }
@@ -206,26 +196,19 @@ static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 static int fill_func_ranges(struct retsnoop_bpf *s, const struct selection *sel,
 			    const struct ksyms *ks)
 {
-	struct { uint64_t start, end; } *v = calloc(sel->n ? sel->n : 1, sizeof(*v));
-	uint32_t *keys = calloc(sel->n ? sel->n : 1, sizeof(*keys)), count = (uint32_t)sel->n;
-	int ret = 0;
+	struct rs_func_range *v = calloc(sel->n ? sel->n : 1, sizeof(*v));
+	int ret;
 
-	if (!v || !keys) {
-		ret = -1;
-		goto out;
-	}
+	if (!v)
+		return -1;
 	for (uint32_t i = 0; i < sel->n; i++) {
 		const struct ksym *k = ksyms_lookup(ks, sel->v[i].addr);
 
-		keys[i] = i;
 		v[i].start = sel->v[i].addr;
 		v[i].end = k && k->addr == sel->v[i].addr && k->size ? k->addr + k->size : 0;
 	}
-	if (count && bpf_map_update_batch(bpf_map__fd(s->maps.func_ranges), keys, v, &count, NULL))
-		ret = -1;
-out:
+	ret = array_map_fill(bpf_map__fd(s->maps.func_ranges), v, (uint32_t)sel->n);
 	free(v);
-	free(keys);
 	return ret;
 }
 
