@@ -124,7 +124,12 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
-	bpf_map__set_max_entries(s->maps.func_ranges, sel->n ? (uint32_t)sel->n : 1);
+	/* two-part stacks' tables only when they are on (err_prop is a
+	 * preallocated hash of 8192 entries, about half a megabyte) */
+	bpf_map__set_max_entries(s->maps.func_ranges,
+				 s->rodata->defer_stacks && sel->n ? (uint32_t)sel->n : 1);
+	if (!s->rodata->defer_stacks)
+		bpf_map__set_max_entries(s->maps.err_prop, 1);
 	if (mode == ATTACH_KPROBE_MULTI) {
 		uint32_t bits = 1;
 
