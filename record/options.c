@@ -215,7 +215,7 @@ const struct opt_spec record_opt_table[] = {
 	  "add the globs of a preset (listed below)" },
 	{ "Attach mode (default: kprobe.multi if supported, else kprobes, else fentry)",
 	  "kprobes-multi", 'M', OPT_NOARG, NULL, RO_MULTI, record_parse, REC, 0,
-	  "kprobe.multi / kretprobe.multi" },
+	  "kprobe.session (Linux 6.10+), else kprobe.multi / kretprobe.multi" },
 	{ NULL, "kprobes", 'K', OPT_NOARG, NULL, RO_KPROBES, record_parse, REC, 0,
 	  "one kprobe/kretprobe per function" },
 	{ NULL, "fentries", 'F', OPT_NOARG, NULL, RO_FENTRIES, record_parse, REC, 0,
