@@ -8,8 +8,7 @@
 #include "record/options.h"
 #include "record/select.h"
 
-/* session: -M would be one kprobe.session link (features_probe_kprobe_session) */
 void attach_plan_print(FILE *f, const struct selection *sel, enum attach_mode mode,
-		       bool session, bool verbose);
+		       bool verbose);
 
 #endif

@@ -10,6 +10,7 @@
 #include "record/features.h"
 #include "record/file_header.h"
 #include "record/header_blobs.h"
+#include "record/ksym_iter.h"
 #include "record/lbr.h"
 #include "record/record_sink.h"
 #include "record/recorder.h"
@@ -179,10 +180,16 @@ static int load_kernel_symbols(struct recorder *r)
 	size_t cnt;
 	const struct ksym *k;
 
+	struct ksym_source src;
+
 	bpf_ksym_watch_open(&r->kw);   /* failing: the header re-reads kallsyms */
-	r->ks = ksyms_load_file("/proc/kallsyms", r->err, sizeof(r->err));
+	r->ks = ksym_iter_load(&src, r->err, sizeof(r->err));
 	if (!r->ks)
 		return failed(r);
+	if (r->o.verbose)
+		fprintf(r->log, "Kernel symbols: %zu functions from %s%s%s%s\n",
+			ksyms_count(r->ks), src.from, src.why[0] ? " (not the ksym iterator: " : "",
+			src.why, src.why[0] ? ")" : "");
 	k = ksyms_find(r->ks, "_stext", NULL, &cnt);
 	if (!k || !k->addr)
 		return fail(r, "/proc/kallsyms shows no addresses (all zero): set "
@@ -238,7 +245,6 @@ static void probe_backends(struct recorder *r)
 
 	if (want == ATTACH_AUTO || want == ATTACH_KPROBE_MULTI)
 		features_probe_kprobe_multi(&r->feat, r->sel.v[0].addr);
-	features_probe_kprobe_session(&r->feat, r->btf);
 	if (want == ATTACH_FENTRY ||
 	    (want == ATTACH_AUTO && !r->feat.kprobe_multi && !r->feat.kprobes)) {
 		for (size_t i = 0; i < r->sel.n && !id; i++)
@@ -260,12 +266,6 @@ static bool select_fast(struct recorder *r)
 }
 
 /* the selection's notes (warnings always, the rest with -v) and -v's count */
-/* -M as one kprobe.session link: the kernel has it, -C did not refuse it */
-static bool use_session(const struct recorder *r)
-{
-	return r->mode == ATTACH_KPROBE_MULTI && r->feat.kprobe_session && r->o.kprobe_session;
-}
-
 static void print_selection(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
@@ -277,11 +277,10 @@ static void print_selection(struct recorder *r)
 	if (o->verbose && r->sel.from_kallsyms)
 		fprintf(r->log, "Found %zu attachable functions (exact names, from kallsyms: "
 			"available_filter_functions not read); attach mode %s.\n", r->sel.n,
-			use_session(r) ? "kprobe-session" : attach_mode_name(r->mode));
+			attach_mode_name(r->mode));
 	else if (o->verbose)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
-			r->sel.n, r->sel.traceable_total,
-			use_session(r) ? "kprobe-session" : attach_mode_name(r->mode));
+			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
 }
 
 /* no attach mode for a selection from kallsyms: the full selection's
@@ -333,7 +332,7 @@ int recorder_select(struct recorder *r)
 
 void recorder_print_plan(const struct recorder *r, FILE *f)
 {
-	attach_plan_print(f, &r->sel, r->mode, use_session(r), r->o.verbose);
+	attach_plan_print(f, &r->sel, r->mode, r->o.verbose);
 	probe_set_print(f, &r->probes);   /* -J */
 }
 
@@ -395,8 +394,7 @@ static int load_and_attach(struct recorder *r)
 
 	if (o->capture_args && capture_args_plan(r))
 		return -1;
-	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, use_session(r), r->err,
-			sizeof(r->err)) ||
+	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, r->err, sizeof(r->err)) ||
 	    tracer_configure(&r->tr, o, &r->sel, r->ks, r->have_child ? r->child.pid : 0,
 			     r->err, sizeof(r->err)) ||
 	    (o->capture_args && args_capture_fill(&r->args, r->tr.skel, r->err, sizeof(r->err))))
@@ -418,7 +416,7 @@ static int load_and_attach(struct recorder *r)
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
-			r->tr.attached, r->tr.failed, tracer_mode_name(&r->tr),
+			r->tr.attached, r->tr.failed, attach_mode_name(r->mode),
 			(unsigned long long)(r->tr.attach_ns / 1000000));
 	return 0;
 }
@@ -433,7 +431,7 @@ static int open_outputs(struct recorder *r)
 	struct ksyms *bpf_ks = bpf_ksym_watch_collect(&r->kw, r->ks);
 
 	bpf_ksym_watch_close(&r->kw);
-	if (file_header_build(h, o, r->ks, &r->sel, tracer_mode_name(&r->tr),
+	if (file_header_build(h, o, r->ks, &r->sel, attach_mode_name(r->mode),
 			      features_mask(&r->feat), lbr_status, bpf_ks, r->err, sizeof(r->err)))
 		return failed(r);
 	if (lbr_status)
@@ -503,7 +501,7 @@ static void announce(struct recorder *r)
 			r->tr.attached, r->sel.n);
 	else if (r->o.output)
 		fprintf(r->log, "Recording %zu functions (%s) to %s%s\n", r->sel.n,
-			tracer_mode_name(&r->tr), r->o.output,
+			attach_mode_name(r->mode), r->o.output,
 			r->have_child ? "" : "; Ctrl-C to stop.");
 }
 
