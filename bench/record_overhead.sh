@@ -11,13 +11,18 @@
 #   - bpftrace counting the traced calls (traced calls per syscall, counted);
 #   - bpftrace with empty kprobe+kretprobe programs and empty kfunc+kretfunc
 #     programs (the floors), bench/kmulti_floor.c's empty kprobe.multi entry
-#     and return programs (the floor of -M), and a kprobe program doing comparable entry/exit
-#     work (per-thread timestamp in a map, latency and error at return);
-#   - retsnoop-record -M, -K, -F, -M -T, -M -U (and -M -A once -A exists);
-#     -U's bytes per session, in its records and in the compressed file.
+#     and return programs and (where the kernel has it) its one empty
+#     kprobe.session program (the floors of -M's two forms), and a kprobe
+#     program doing comparable entry/exit work (per-thread timestamp in a
+#     map, latency and error at return);
+#   - retsnoop-record -M, -M as two kprobe.multi links (Mpair: -C
+#     bpf.kprobe-session=false), -K, -F, -M -T, -M -U (and -M -A once -A
+#     exists); -U's bytes per session, in its records and in the compressed
+#     file.
 # Overhead per traced call = (ns per syscall traced - untraced) / traced calls
 # per syscall; the ratio is to the empty-probe floor of the same attach type
-# (kprobe.multi for -M, -M -T, -M -A and -M -U, kprobe for -K, fentry for -F;
+# (-M, -M -T, -M -A and -M -U: kprobe.session where that binary's --dry-run
+# names it, else kprobe.multi; kprobe for -K, fentry for -F;
 # the ratio to bpftrace's single-kprobe floor is printed too, as "x kprobe"). Medians of RUNS. Printed per mode: ns
 # per syscall, ns per traced call, the floor's ns per traced call, the ratio
 # and the issue's target for it (met or MISSED; -K and -M -A have none).
@@ -71,6 +76,12 @@ for f in __x64_sys_openat do_sys_openat2 getname_flags getname do_filp_open path
 	grep -qx "\$f" \$AFF && FUNCS="\$FUNCS \$f"
 done
 res funcs \$FUNCS
+# kprobe.session (its kfunc in kallsyms), and the -M form each binary uses
+HAS_SESS=0; grep -q ' bpf_session_is_return\$' /proc/kallsyms && HAS_SESS=1
+for v in \$RSV; do
+	bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
+	res amode \$v \$(\$bin --dry-run -M -e __x64_sys_openat 2>&1 | sed -n 's/.* attached with \([a-z-]*\)\.\$/\1/p')
+done
 kp=""; kr=""; kf=""; kx=""; ra=""
 for f in \$FUNCS; do
 	kp="\$kp\${kp:+,}kprobe:\$f"; kr="\$kr\${kr:+,}kretprobe:\$f"
@@ -89,10 +100,13 @@ for path in fail ok; do
 		res ns \$path bt-kprobe-empty \$(bt "\$kp { } \$kr { }" "\$W" | ns)
 		res ns \$path bt-fentry-empty \$(bt "\$kf { } \$kx { }" "\$W" | ns)
 		res ns \$path kmulti-empty \$(./kmulti_floor "\$FUNCS" \$W | ns)
+		[ \$HAS_SESS = 1 ] && res ns \$path ksess-empty \$(./kmulti_floor -s "\$FUNCS" \$W | ns)
 		res ns \$path bt-kprobe-work \$(bt "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" "\$W" | ns)
-		for m in M K F MT MA MU; do
-			case \$m in M) fl=-M;; K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) [ \$HAS_A = 1 ] || continue; fl="-M -A";; MU) fl="-M -U";; esac
+		for m in M Mpair K F MT MA MU; do
+			case \$m in M) fl=-M;; Mpair) [ \$HAS_SESS = 1 ] || continue; fl="-M -C bpf.kprobe-session=false";;
+			K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) [ \$HAS_A = 1 ] || continue; fl="-M -A";; MU) fl="-M -U";; esac
 			for v in \$RSV; do
+				[ \$m = Mpair ] && [ \$v != rs ] && continue
 				bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
 				res ns \$path \$v-\$m \$(\$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
 			done
@@ -159,8 +173,9 @@ for path in fail ok; do
 	echo "$path: $calls traced calls in $N syscalls = $per per syscall (counted by bpftrace)"
 	base=$(nsmed $path base)
 	fk=$(nsmed $path bt-kprobe-empty); ff=$(nsmed $path bt-fentry-empty); fm=$(nsmed $path kmulti-empty)
-	for cfg in base bt-kprobe-empty bt-fentry-empty kmulti-empty bt-kprobe-work rs-M rs0-M rs-K rs0-K \
-		rs-F rs0-F rs-MT rs0-MT rs-MA rs0-MA rs-MU; do
+	fs=$(nsmed $path ksess-empty)
+	for cfg in base bt-kprobe-empty bt-fentry-empty kmulti-empty ksess-empty bt-kprobe-work rs-M rs0-M \
+		rs-Mpair rs-K rs0-K rs-F rs0-F rs-MT rs0-MT rs-MA rs0-MA rs-MU; do
 		v=$(nsmed $path $cfg)
 		[ -n "$v" ] || continue
 		# the floor of the same attach type: fentry for -F, single
@@ -168,7 +183,11 @@ for path in fail ok; do
 		case $cfg in
 		rs-F|rs0-F|bt-fentry-empty) floor=$ff ;;
 		rs-K|rs0-K|bt-*) floor=$fk ;;
-		*) floor=${fm:-$fk} ;;
+		ksess-empty) floor=$fs ;;
+		rs-Mpair|kmulti-empty) floor=${fm:-$fk} ;;
+		*)	# -M forms: the one that binary uses
+			if [ "$(awk -v v="${cfg%%-*}" '$1 == "amode" && $2 == v { print $3 }' "$R")" = kprobe-session ] &&
+			   [ -n "$fs" ]; then floor=$fs; else floor=${fm:-$fk}; fi ;;
 		esac
 		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" -v fk="$fk" \
 			-v t="$(target $path $cfg)" 'BEGIN {
@@ -181,9 +200,11 @@ for path in fail ok; do
 				(r >= 0) ? sprintf("%.2fx", r) : "-", tt, (ko > 0) ? sprintf("%.2fx", o / ko) : "-" }'
 	done
 done
-echo "(floor: the empty programs of the same attach type: kmulti-empty (kprobe.multi, bench/kmulti_floor.c)"
-echo " for -M, -M -T, -M -A, -M -U; bpftrace's kprobes for -K; its fentry for -F. x kprobe: against"
-echo " bpftrace's empty single kprobes whatever the attach type)"
+echo "(floor: the empty programs of the same attach type: for -M, -M -T, -M -A, -M -U ksess-empty (one"
+echo " kprobe.session program, bench/kmulti_floor.c -s) where the binary uses kprobe.session, else"
+echo " kmulti-empty (kprobe.multi entry and return programs); bpftrace's kprobes for -K; its fentry for -F."
+echo " x kprobe: against bpftrace's empty single kprobes whatever the attach type)"
+echo "-M forms: $(awk '$1 == "amode" { printf "%s%s %s", n++ ? ", " : "", $2, $3 }' "$R")"
 med_field() {  # KIND WHO FIELD: median of FIELD's value on "KIND WHO ... FIELD V" lines
 	awk -v k="$1" -v w="$2" -v f="$3" '$1 == k && $2 == w { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }' "$R" | median
 }

@@ -493,8 +493,10 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	s->active = true;
 }
 
-/* cookie: RS_FUNC_COOKIE(id, flags) of the traced function */
-static __always_inline void handle_entry(void *ctx, u64 cookie)
+/* cookie: RS_FUNC_COOKIE(id, flags) of the traced function; returns
+ * whether this call's exit must be seen (kprobe.session skips the exit of a
+ * call that opened no frame and counts no untracked depth) */
+static __always_inline bool handle_entry(void *ctx, u64 cookie)
 {
 	struct task_struct *task;
 	struct session *s;
@@ -503,19 +505,19 @@ static __always_inline void handle_entry(void *ctx, u64 cookie)
 	bool fresh = false;
 
 	if (id >= nr_funcs)
-		return;
+		return false;
 	task = bpf_get_current_task_btf();
 	s = bpf_task_storage_get(&sessions, task, 0, 0);
 	if (!s || !s->active) {
 		if (!(flags & RS_FUNC_IS_ENTRY))
-			return;
+			return false;
 		if (!task_allowed())
-			return;
+			return false;
 		if (!s)
 			s = bpf_task_storage_get(&sessions, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!s) {
 			stat_inc(&stats.sessions_table_full);
-			return;
+			return false;
 		}
 		session_open(s, bpf_get_current_pid_tgid());
 		fresh = true;
@@ -528,13 +530,13 @@ static __always_inline void handle_entry(void *ctx, u64 cookie)
 	}
 	if (s->defunct) {
 		s->overflow_depth++;
-		return;
+		return true;
 	}
 	if (s->depth >= max_fstack_depth || s->depth >= RS_MAX_FSTACK_DEPTH || s->overflow_depth) {
 		s->overflow_calls++;
 		s->overflow_depth++;
 		stat_inc(&stats.depth_overflows);
-		return;
+		return true;
 	}
 	d = s->depth;
 	if (d != s->max_depth) {
@@ -546,7 +548,7 @@ static __always_inline void handle_entry(void *ctx, u64 cookie)
 	}
 
 	if (d >= RS_MAX_FSTACK_DEPTH)
-		return;
+		return true;
 	s->frames[FIDX(d)].func_id = id;
 	s->frames[FIDX(d)].seq_id = s->next_seq_id++;
 	s->frames[FIDX(d)].res = 0;
@@ -557,6 +559,7 @@ static __always_inline void handle_entry(void *ctx, u64 cookie)
 	if (emit_trace)
 		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[FIDX(d)].seq_id, id, d + 1, 0, 0, now);
 	args_capture(ctx, s->sess_id, s->frames[FIDX(d)].seq_id, id);
+	return true;
 }
 
 static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
@@ -716,6 +719,27 @@ int rs_kexit_multi(struct pt_regs *ctx)
 	if (ready)
 		handle_exit(ctx, multi_cookie(ctx), (s64)PT_REGS_RC(ctx));
 	return 0;
+}
+
+/* kprobe.session (Linux 6.10+): one program and one link for both ends,
+ * one ftrace_ops per function instead of two, and no exit at all for a
+ * call handle_entry does not track (the entry's non-zero return). The
+ * section is kprobe.multi because libbpf 1.1 does not know kprobe.session:
+ * record/attach.c sets the attach type, loads this program only where the
+ * kernel has the kfunc, and attaches it itself. */
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+SEC("kprobe.multi")
+int rs_ksession(struct pt_regs *ctx)
+{
+	if (bpf_session_is_return()) {
+		if (ready)
+			handle_exit(ctx, multi_cookie(ctx), (s64)PT_REGS_RC(ctx));
+		return 0;
+	}
+	if (!ready)
+		return 1;
+	return handle_entry(ctx, multi_cookie(ctx)) ? 0 : 1;
 }
 
 SEC("kprobe")

@@ -25,6 +25,7 @@ enum rsf_feature {
 	RSF_FEAT_BPF_COOKIE     = 1u << 6,
 	RSF_FEAT_BRANCH_SNAPSHOT= 1u << 7,
 	RSF_FEAT_LBR            = 1u << 8,  /* perf LBR events could be opened */
+	RSF_FEAT_KPROBE_SESSION = 1u << 9,  /* kprobe.session links (Linux 6.10+) */
 };
 
 /* recording mode flags (rsf_meta.mode) */
@@ -51,7 +52,7 @@ struct rsf_meta {
 	uint64_t text_addr;             /* runtime _text (0: unknown) */
 	int64_t mono_to_realtime_ns;    /* realtime = bpf_ktime_get_ns() + this */
 	uint64_t start_realtime_ns;     /* when recording started */
-	char attach_mode[16];           /* "kprobe-multi", "kprobe", "fentry" */
+	char attach_mode[16];           /* "kprobe-session", "kprobe-multi", "kprobe", "fentry" */
 	uint32_t features;              /* enum rsf_feature */
 	uint32_t mode;                  /* enum rsf_mode */
 	uint64_t lbr_flags;             /* perf branch sample type requested */

@@ -22,6 +22,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+
+/* BPF_TRACE_KPROBE_SESSION (Linux 6.10): newer than the distribution's
+ * uapi headers (linux-libc-dev 6.1), and than libbpf 1.1's link_create,
+ * which fills kprobe.multi's attributes for BPF_TRACE_KPROBE_MULTI only */
+#define RS_BPF_TRACE_KPROBE_SESSION 56
 
 static uint64_t now_ns(void)
 {
@@ -79,13 +85,15 @@ static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
 }
 
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, bool use_lbr, char *err, size_t errlen)
+		enum attach_mode mode, bool use_lbr, bool session, char *err, size_t errlen)
 {
 	struct retsnoop_bpf *s;
 	int e;
 
 	memset(t, 0, sizeof(*t));
 	t->mode = mode;
+	t->session_fd = -1;
+	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	s = retsnoop_bpf__open();
 	if (!s) {
 		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
@@ -140,8 +148,11 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	}
 
 	args_capture_preload(s, o, sel->n);
-	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI);
-	bpf_program__set_autoload(s->progs.rs_kexit_multi, mode == ATTACH_KPROBE_MULTI);
+	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI && !t->session);
+	bpf_program__set_autoload(s->progs.rs_kexit_multi, mode == ATTACH_KPROBE_MULTI && !t->session);
+	bpf_program__set_autoload(s->progs.rs_ksession, t->session);
+	if (t->session)
+		bpf_program__set_expected_attach_type(s->progs.rs_ksession, RS_BPF_TRACE_KPROBE_SESSION);
 	bpf_program__set_autoload(s->progs.rs_kentry, mode == ATTACH_KPROBE);
 	bpf_program__set_autoload(s->progs.rs_kexit, mode == ATTACH_KPROBE);
 	bpf_program__set_autoload(s->progs.rs_fentry, mode == ATTACH_FENTRY);
@@ -357,6 +368,70 @@ out:
 	return ret;
 }
 
+/* -M as one kprobe.session link: BPF_LINK_CREATE by hand (see
+ * RS_BPF_TRACE_KPROBE_SESSION); by address, then by name like attach_multi */
+static int session_link(int prog_fd, const unsigned long *addrs, const char **syms,
+			const __u64 *cookies, size_t n)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = (__u32)prog_fd;
+	a.link_create.attach_type = RS_BPF_TRACE_KPROBE_SESSION;
+	a.link_create.kprobe_multi.cnt = (__u32)n;
+	a.link_create.kprobe_multi.addrs = addrs ? (__u64)(uintptr_t)addrs : 0;
+	a.link_create.kprobe_multi.syms = syms ? (__u64)(uintptr_t)syms : 0;
+	a.link_create.kprobe_multi.cookies = (__u64)(uintptr_t)cookies;
+	return (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+static int attach_session(struct tracer *t, const struct selection *sel, int verbose,
+			  char *err, size_t errlen)
+{
+	size_t n = sel->n;
+	unsigned long *addrs = calloc(n, sizeof(*addrs));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	const char **syms = calloc(n, sizeof(*syms));
+	int prog = bpf_program__fd(t->skel->progs.rs_ksession), ret = -1;
+
+	if (!addrs || !cookies || !syms) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		addrs[i] = sel->v[i].addr;
+		cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
+		syms[i] = sel->v[i].name;
+	}
+	for (int by_name = 0; by_name < (sel->from_kallsyms ? 1 : 2); by_name++) {
+		int fd = session_link(prog, by_name ? NULL : addrs, by_name ? syms : NULL, cookies, n);
+
+		if (fd >= 0) {
+			t->session_fd = fd;
+			t->attached = n;
+			ret = 0;
+			goto out;
+		}
+		if (verbose && !sel->from_kallsyms)
+			fprintf(t->log, "kprobe.session attach by %s failed: %s%s\n",
+				by_name ? "name" : "address", strerror(errno),
+				by_name ? "" : "; retrying by name");
+	}
+	snprintf(err, errlen, "attaching kprobe.session to %zu functions failed: %s (%s); "
+		 "try -C bpf.kprobe-session=false, or -K to attach one by one and see which "
+		 "function fails", n, errname(errno), strerror(errno));
+out:
+	free(addrs);
+	free(cookies);
+	free(syms);
+	return ret;
+}
+
+const char *tracer_mode_name(const struct tracer *t)
+{
+	return t->session ? "kprobe-session" : attach_mode_name(t->mode);
+}
+
 /* attaches function i of the selection; returns -1 with errno set on failure */
 typedef int (*attach_one_fn)(struct tracer *t, const struct selection *sel, size_t i);
 
@@ -567,7 +642,10 @@ int tracer_attach(struct tracer *t, const struct selection *sel, int verbose, FI
 	}
 
 	switch (t->mode) {
-	case ATTACH_KPROBE_MULTI: ret = attach_multi(t, sel, verbose, err, errlen); break;
+	case ATTACH_KPROBE_MULTI:
+		ret = t->session ? attach_session(t, sel, verbose, err, errlen) :
+				   attach_multi(t, sel, verbose, err, errlen);
+		break;
 	case ATTACH_KPROBE:
 		t->link_funcs = calloc(sel->n ? sel->n : 1, sizeof(*t->link_funcs));
 		if (!t->link_funcs) {
@@ -625,7 +703,9 @@ static uint64_t prog_misses(int fd)
 }
 
 /* entry programs: kprobe(.multi), fentry; exit: kretprobe(.multi),
- * fexit; the task-lifetime tracepoints count in the total only */
+ * fexit; the task-lifetime tracepoints count in the total only; the
+ * kprobe.session program (section kprobe.multi) runs at both ends and
+ * counts as entry */
 void tracer_prog_misses(const struct tracer *t, struct prog_misses *m)
 {
 	struct bpf_program *p;
@@ -686,12 +766,17 @@ static void *detach_slice_run(void *arg)
 void tracer_detach(struct tracer *t)
 {
 	uint64_t t0 = now_ns();
-	size_t total = t->nlinks + t->nfds;
-	size_t nthr = total / DETACH_MIN_PER_THREAD;
+	size_t nthr;
 	struct detach_slice sl[DETACH_THREADS];
 	pthread_t tid[DETACH_THREADS];
 	bool started[DETACH_THREADS] = { false };
 
+	if (t->session && t->session_fd >= 0) {   /* closed with the fds */
+		if (push_fd(t, t->session_fd))
+			close(t->session_fd);
+		t->session_fd = -1;
+	}
+	nthr = (t->nlinks + t->nfds) / DETACH_MIN_PER_THREAD;
 	if (nthr > DETACH_THREADS)
 		nthr = DETACH_THREADS;
 	if (nthr < 1)
@@ -719,7 +804,7 @@ void tracer_detach(struct tracer *t)
 
 void tracer_close(struct tracer *t)
 {
-	if (t->nlinks || t->nfds)
+	if (t->nlinks || t->nfds || (t->session && t->session_fd >= 0))
 		tracer_detach(t);
 	retsnoop_bpf__destroy(t->skel);
 	free(t->links);

@@ -25,13 +25,20 @@ struct tracer {
 	uint32_t *link_funcs;     /* kprobe mode: the function of links[2k], links[2k+1] */
 	int *fds;                 /* fentry mode: cloned program and link fds */
 	size_t nfds, fds_cap;
+	bool session;             /* -M as one kprobe.session link */
+	int session_fd;           /* its link, else -1 */
 	size_t attached, failed;
 	uint64_t attach_ns, detach_ns;
 	FILE *log;                /* warnings, -v failures, the TTY progress bar */
 };
 
+/* session: -M as one kprobe.session link (features_probe_kprobe_session
+ * said the kernel has it, -C bpf.kprobe-session did not turn it off) */
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, bool use_lbr, char *err, size_t errlen);
+		enum attach_mode mode, bool use_lbr, bool session, char *err, size_t errlen);
+/* the attach type in use, as the file header names it: "kprobe-session"
+ * for -M's one-link form, else attach_mode_name() */
+const char *tracer_mode_name(const struct tracer *t);
 /* pid filters (-p/-P and the spawned child), comm filters, function tables
  * (ks: the kallsyms the selection came from, for function extents) */
 int tracer_configure(struct tracer *t, const struct record_opts *o, const struct selection *sel,

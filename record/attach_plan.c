@@ -14,19 +14,22 @@ static void print_functions(FILE *f, const struct selection *sel)
 	}
 }
 
-static void print_plan(FILE *f, const struct selection *sel, enum attach_mode mode)
+static void print_plan(FILE *f, const struct selection *sel, enum attach_mode mode, bool session)
 {
 	size_t nentry = 0;
 
 	for (size_t i = 0; i < sel->n; i++)
 		nentry += !!(sel->v[i].flags & RS_FUNC_IS_ENTRY);
 	fprintf(f, "%zu functions would be attached with %s (%zu skipped: ambiguous, %zu without BTF, %zu denied).\n",
-		sel->n, attach_mode_name(mode), sel->skipped_ambiguous, sel->skipped_no_btf,
+		sel->n, session ? "kprobe-session" : attach_mode_name(mode), sel->skipped_ambiguous, sel->skipped_no_btf,
 		sel->skipped_denied);
 	fprintf(f, "Attach plan: %zu entry and %zu other functions; ", nentry, sel->n - nentry);
 	switch (mode) {
 	case ATTACH_KPROBE_MULTI:
-		fprintf(f, "2 kprobe.multi links (entry and exit) covering all %zu.\n", sel->n);
+		if (session)
+			fprintf(f, "1 kprobe.session link (entry and exit) covering all %zu.\n", sel->n);
+		else
+			fprintf(f, "2 kprobe.multi links (entry and exit) covering all %zu.\n", sel->n);
 		break;
 	case ATTACH_KPROBE:
 		fprintf(f, "%zu kprobes and %zu kretprobes, one each per function.\n", sel->n,
@@ -41,13 +44,14 @@ static void print_plan(FILE *f, const struct selection *sel, enum attach_mode mo
 }
 
 void attach_plan_print(FILE *f, const struct selection *sel, enum attach_mode mode,
-		       bool verbose)
+		       bool session, bool verbose)
 {
+	session = session && mode == ATTACH_KPROBE_MULTI;
 	if (!verbose) {
 		fprintf(f, "%zu functions would be attached with %s.\n", sel->n,
-			attach_mode_name(mode));
+			session ? "kprobe-session" : attach_mode_name(mode));
 		return;
 	}
 	print_functions(f, sel);
-	print_plan(f, sel, mode);
+	print_plan(f, sel, mode, session);
 }

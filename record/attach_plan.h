@@ -8,7 +8,8 @@
 #include "record/options.h"
 #include "record/select.h"
 
+/* session: -M would be one kprobe.session link (features_probe_kprobe_session) */
 void attach_plan_print(FILE *f, const struct selection *sel, enum attach_mode mode,
-		       bool verbose);
+		       bool session, bool verbose);
 
 #endif

@@ -121,6 +121,12 @@ void features_probe_kprobe_multi(struct features *f, uint64_t addr)
 	f->kprobe_multi = true;
 }
 
+void features_probe_kprobe_session(struct features *f, const struct btf *btf)
+{
+	f->kprobe_session = f->kprobe_multi && btf &&
+			    btf__find_by_name_kind(btf, "bpf_session_is_return", BTF_KIND_FUNC) > 0;
+}
+
 uint32_t features_mask(const struct features *f)
 {
 	uint32_t m = 0;
@@ -128,6 +134,7 @@ uint32_t features_mask(const struct features *f)
 	if (f->btf) m |= RSF_FEAT_BTF;
 	if (f->kprobes) m |= RSF_FEAT_KPROBES;
 	if (f->kprobe_multi) m |= RSF_FEAT_KPROBE_MULTI;
+	if (f->kprobe_session) m |= RSF_FEAT_KPROBE_SESSION;
 	if (f->fentry) m |= RSF_FEAT_FENTRY;
 	if (f->ringbuf) m |= RSF_FEAT_RINGBUF;
 	if (f->branch_snapshot) m |= RSF_FEAT_BRANCH_SNAPSHOT;
@@ -226,9 +233,10 @@ void features_report(FILE *out)
 			any_id = (int)id;
 	features_probe_fentry(&f, btf, any_id);
 	addr = some_traceable_addr();
-	if (addr)
+	if (addr) {
 		features_probe_kprobe_multi(&f, addr);
-	else
+		features_probe_kprobe_session(&f, btf);
+	} else
 		snprintf(f.why_kprobe_multi, sizeof(f.why_kprobe_multi),
 			 "no traceable function found (available_filter_functions unreadable)");
 	fprintf(out, "Feature detection:\n");
@@ -241,6 +249,9 @@ void features_report(FILE *out)
 		"no (kprobe modes need it: Linux 5.15+)");
 	fprintf(out, "\tkprobes: %s\n", f.kprobes ? "yes" : f.why_kprobes);
 	fprintf(out, "\tmulti-attach kprobe supported: %s\n", f.kprobe_multi ? "yes" : f.why_kprobe_multi);
+	fprintf(out, "\tkprobe.session supported: %s\n", f.kprobe_session ? "yes" :
+		!f.kprobe_multi ? "no (needs multi-attach kprobes)" :
+		"no (no bpf_session_is_return kfunc in the kernel's BTF: Linux 6.10+)");
 	fprintf(out, "\tfentry/fexit supported: %s\n", f.fentry ? "yes" : f.why_fentry);
 	if (f.branch_snapshot) {
 		char why[256];

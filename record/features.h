@@ -17,6 +17,7 @@ struct features {
 	bool btf;
 	bool kprobes;
 	bool kprobe_multi;
+	bool kprobe_session;     /* kprobe.session links (6.10+): -M's one-link form */
 	bool fentry;
 	bool ringbuf;
 	bool branch_snapshot;
@@ -36,6 +37,9 @@ void features_detect_basic(struct features *f);
  * against the given function; fills the *_err and why_* fields */
 void features_probe_fentry(struct features *f, struct btf *btf, int btf_id);
 void features_probe_kprobe_multi(struct features *f, uint64_t addr);
+/* after features_probe_kprobe_multi: kprobe.session, known by its kfunc
+ * bpf_session_is_return in the kernel's BTF (no program load) */
+void features_probe_kprobe_session(struct features *f, const struct btf *btf);
 /* RSF_FEAT_* mask for the recording header */
 uint32_t features_mask(const struct features *f);
 /* picks the attach mode; on failure writes why (every backend's reason) */

@@ -10,11 +10,10 @@
 #include <string.h>
 
 /* the link's missed count; false when the kernel does not report one */
-static bool link_missed(struct bpf_link *l, uint64_t *missed)
+static bool link_fd_missed(int fd, uint64_t *missed)
 {
 	struct rs_link_info_ext info;
 	__u32 len = sizeof(info);
-	int fd = l ? bpf_link__fd(l) : -1;
 
 	if (fd < 0)
 		return false;
@@ -32,6 +31,11 @@ static bool link_missed(struct bpf_link *l, uint64_t *missed)
 		return true;
 	}
 	return false;
+}
+
+static bool link_missed(struct bpf_link *l, uint64_t *missed)
+{
+	return link_fd_missed(l ? bpf_link__fd(l) : -1, missed);
 }
 
 struct func_missed {
@@ -108,6 +112,10 @@ void tracer_link_misses(const struct tracer *t, const struct selection *sel,
 		/* attach_multi pushes the exit link, then the entry link */
 		st->link_misses_known = 1;
 		st->link_misses_exit = mx;
+		st->link_misses_entry = me;
+	} else if (t->session && t->session_fd >= 0 && link_fd_missed(t->session_fd, &me)) {
+		/* one kprobe.session link: its misses, at either end, as entry's */
+		st->link_misses_known = 1;
 		st->link_misses_entry = me;
 	}
 }

@@ -215,7 +215,7 @@ const struct opt_spec record_opt_table[] = {
 	  "add the globs of a preset (listed below)" },
 	{ "Attach mode (default: kprobe.multi if supported, else kprobes, else fentry)",
 	  "kprobes-multi", 'M', OPT_NOARG, NULL, RO_MULTI, record_parse, REC, 0,
-	  "kprobe.multi / kretprobe.multi" },
+	  "kprobe.session (Linux 6.10+), else kprobe.multi / kretprobe.multi" },
 	{ NULL, "kprobes", 'K', OPT_NOARG, NULL, RO_KPROBES, record_parse, REC, 0,
 	  "one kprobe/kretprobe per function" },
 	{ NULL, "fentries", 'F', OPT_NOARG, NULL, RO_FENTRIES, record_parse, REC, 0,
@@ -265,6 +265,7 @@ int record_config_apply(void *ctx, const struct cfg_key *k, uint64_t v, struct o
 	case CFG_BPF_SESSIONS_SIZE: o->sessions_size = (uint32_t)v; return OPT_OK;
 	case CFG_BPF_MAX_DEPTH: o->max_depth = (uint32_t)v; return OPT_OK;
 	case CFG_BPF_DEFER_STACKS: o->defer_stacks = v; return OPT_OK;
+	case CFG_BPF_KPROBE_SESSION: o->kprobe_session = v; return OPT_OK;
 	case CFG_USER_STACK_SIZE: o->ustack_size = (uint32_t)v; return OPT_OK;
 	case CFG_ARGS_MAX_TOTAL: o->args_max_total = (uint32_t)v; return OPT_OK;
 	case CFG_ARGS_MAX_SIZED: o->args_max_sized = (uint32_t)v; return OPT_OK;
@@ -299,6 +300,7 @@ void record_opts_init(struct record_opts *o, int argc, char **argv)
 	o->ringbuf_size = 8 << 20;
 	o->sessions_size = 4096;
 	o->max_depth = RS_MAX_FSTACK_DEPTH;
+	o->kprobe_session = true;
 	o->ustack_size = 16384;
 	o->args_max_total = 3072;
 	o->args_max_sized = 256;

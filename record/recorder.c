@@ -245,6 +245,7 @@ static void probe_backends(struct recorder *r)
 
 	if (want == ATTACH_AUTO || want == ATTACH_KPROBE_MULTI)
 		features_probe_kprobe_multi(&r->feat, r->sel.v[0].addr);
+	features_probe_kprobe_session(&r->feat, r->btf);
 	if (want == ATTACH_FENTRY ||
 	    (want == ATTACH_AUTO && !r->feat.kprobe_multi && !r->feat.kprobes)) {
 		for (size_t i = 0; i < r->sel.n && !id; i++)
@@ -266,6 +267,12 @@ static bool select_fast(struct recorder *r)
 }
 
 /* the selection's notes (warnings always, the rest with -v) and -v's count */
+/* -M as one kprobe.session link: the kernel has it, -C did not refuse it */
+static bool use_session(const struct recorder *r)
+{
+	return r->mode == ATTACH_KPROBE_MULTI && r->feat.kprobe_session && r->o.kprobe_session;
+}
+
 static void print_selection(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
@@ -277,10 +284,11 @@ static void print_selection(struct recorder *r)
 	if (o->verbose && r->sel.from_kallsyms)
 		fprintf(r->log, "Found %zu attachable functions (exact names, from kallsyms: "
 			"available_filter_functions not read); attach mode %s.\n", r->sel.n,
-			attach_mode_name(r->mode));
+			use_session(r) ? "kprobe-session" : attach_mode_name(r->mode));
 	else if (o->verbose)
 		fprintf(r->log, "Found %zu attachable functions (of %zu traceable); attach mode %s.\n",
-			r->sel.n, r->sel.traceable_total, attach_mode_name(r->mode));
+			r->sel.n, r->sel.traceable_total,
+			use_session(r) ? "kprobe-session" : attach_mode_name(r->mode));
 }
 
 /* no attach mode for a selection from kallsyms: the full selection's
@@ -332,7 +340,7 @@ int recorder_select(struct recorder *r)
 
 void recorder_print_plan(const struct recorder *r, FILE *f)
 {
-	attach_plan_print(f, &r->sel, r->mode, r->o.verbose);
+	attach_plan_print(f, &r->sel, r->mode, use_session(r), r->o.verbose);
 	probe_set_print(f, &r->probes);   /* -J */
 }
 
@@ -394,7 +402,8 @@ static int load_and_attach(struct recorder *r)
 
 	if (o->capture_args && capture_args_plan(r))
 		return -1;
-	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, r->err, sizeof(r->err)) ||
+	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, use_session(r), r->err,
+			sizeof(r->err)) ||
 	    tracer_configure(&r->tr, o, &r->sel, r->ks, r->have_child ? r->child.pid : 0,
 			     r->err, sizeof(r->err)) ||
 	    (o->capture_args && args_capture_fill(&r->args, r->tr.skel, r->err, sizeof(r->err))))
@@ -416,7 +425,7 @@ static int load_and_attach(struct recorder *r)
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
-			r->tr.attached, r->tr.failed, attach_mode_name(r->mode),
+			r->tr.attached, r->tr.failed, tracer_mode_name(&r->tr),
 			(unsigned long long)(r->tr.attach_ns / 1000000));
 	return 0;
 }
@@ -431,7 +440,7 @@ static int open_outputs(struct recorder *r)
 	struct ksyms *bpf_ks = bpf_ksym_watch_collect(&r->kw, r->ks);
 
 	bpf_ksym_watch_close(&r->kw);
-	if (file_header_build(h, o, r->ks, &r->sel, attach_mode_name(r->mode),
+	if (file_header_build(h, o, r->ks, &r->sel, tracer_mode_name(&r->tr),
 			      features_mask(&r->feat), lbr_status, bpf_ks, r->err, sizeof(r->err)))
 		return failed(r);
 	if (lbr_status)
@@ -501,7 +510,7 @@ static void announce(struct recorder *r)
 			r->tr.attached, r->sel.n);
 	else if (r->o.output)
 		fprintf(r->log, "Recording %zu functions (%s) to %s%s\n", r->sel.n,
-			attach_mode_name(r->mode), r->o.output,
+			tracer_mode_name(&r->tr), r->o.output,
 			r->have_child ? "" : "; Ctrl-C to stop.");
 }
 

@@ -185,7 +185,7 @@ static size_t parse_args(int argc, char **argv, struct info_files *files, int *s
 }
 
 static const char *const feats[] = { "btf", "kprobes", "kprobe-multi", "fentry", "ringbuf",
-	"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr" };
+	"get-func-ip", "bpf-cookie", "branch-snapshot", "lbr", "kprobe-session" };
 static const char *const modes[] = { "stacks", "trace", "lbr", "success", "interim" };
 
 /* start, end, duration, first and last session */
@@ -234,8 +234,8 @@ static void print_contents(struct rsf_reader *rd, const struct info_counts *c)
 	printf("%-22s %s\n", "Attach mode:", m->attach_mode[0] ? m->attach_mode : "(unknown)");
 	printf("%-22s %zu (%zu entry)\n", "Traced functions:", nfuncs, nentry);
 	printf("%-22s %zu function symbol(s), %zu module(s)\n", "Kallsyms snapshot:", nksyms, nmods);
-	put_flags("Features:", m->features, feats, 9);
-	put_flags("Mode:", m->mode, modes, 5);
+	put_flags("Features:", m->features, feats, (int)(sizeof(feats) / sizeof(feats[0])));
+	put_flags("Mode:", m->mode, modes, (int)(sizeof(modes) / sizeof(modes[0])));
 	if (m->mode & RSF_MODE_LBR)
 		printf("%-22s flags 0x%" PRIx64 "%s%s\n", "LBR:", m->lbr_flags,
 		       m->lbr_status[0] ? ", not captured: " : ", captured", m->lbr_status);

@@ -2,7 +2,7 @@
 # durability.sh - VM checks that a recording survives the recorder's death and
 # a full disk (Debian 6.12 cloud kernel in qemu, one boot; checks on the host):
 #  * SIGKILL: retsnoop-record and the live `retsnoop -o FILE`, each killed
-#    with SIGKILL during a flood of failing openat calls, leave a file that
+#    with SIGKILL during a stream of failing openat calls, leave a file that
 #    retsnoop-report renders, `info` calls TRUNCATED, and whose last session
 #    ended at most 1.5 s before the kill (chunks are flushed about every
 #    second; the measured loss window is printed per tool);
@@ -31,10 +31,11 @@ T=/sys/kernel/tracing
 wait_for() {  # FILE PATTERN: until a line of FILE matches, at most 120 s
 	i=0; while ! grep -q "\$2" "\$1" 2>/dev/null && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
 }
-# a flood of failing openat calls: the shell's own redirections (no fork)
-# and a cat loop
-sh -c 'while :; do true </nonexistent; done' 2>/dev/null &
-F1=\$!
+# failing openat calls: a cat loop (a fork and exec each: a few hundred a
+# second) during the SIGKILL runs, so that the live tool's rendering keeps
+# up even on a loaded host and the loss window measures the flushing, not
+# the consumer's lag; the full-disk runs add the shell's own redirections
+# (no fork), a flood
 sh -c 'while :; do cat /nonexistent; done' 2>/dev/null &
 F2=\$!
 # SIGKILL in the middle of the flood, after 3 s of recording
@@ -58,6 +59,8 @@ echo \$hdr >/out/hdr.size
 mkdir -p /mnt/small
 mount -t tmpfs -o size=\$(( (hdr / 4096 + 1) * 4096 + 262144 )) t /mnt/small
 df -k /mnt/small >/out/small.df
+sh -c 'while :; do true </nonexistent; done' 2>/dev/null &
+F1=\$!
 # full disk: the tool must stop by itself (at most 180 s)
 full_run() {  # NAME TOOL FLAGS...
 	name=\$1; shift

@@ -21,6 +21,8 @@ uname -r >/out/uname
              /sys/kernel/tracing/kprobe_events; do
         if [ -r "$f" ]; then echo "present $f"; else echo "missing $f"; fi
     done
+    # kprobe.session (-M's one-link form) exists where its kfunc does
+    if grep -q ' bpf_session_is_return$' /proc/kallsyms; then echo "kfunc bpf_session_is_return"; fi
 } >/out/features.txt
 
 for c in $(cut -d'|' -f2 "$PLAN" | sort -u); do

@@ -53,8 +53,12 @@ run folded     \$L -T --folded-weight=latency $BPF -o /out/folded.rsr -- ./simfa
 run success    \$L -S $BPF -o /out/success.rsr -- ./simfail bpf-simple-map bpf-bad-map-max-entries-array
 # no entry function matched
 run nomatch    \$L -e 'no_such_function_xyz*' -a 'array_map_*'
-# dry run: the list and the plan, for kprobe.multi and for kprobes
+# dry run: the list and the plan, for -M (one kprobe.session link where the
+# kernel has its kfunc, else two kprobe.multi links), -M without
+# kprobe.session, and kprobes
+grep -q ' bpf_session_is_return\$' /proc/kallsyms && echo yes >/out/has-session
 run dry        \$L --dry-run -v $BPF
+run dry-mp     \$L --dry-run -v -C bpf.kprobe-session=false $BPF
 run dry-k      \$L --dry-run -v -K $BPF
 # SIGTERM while tracing everything; stdout is a file (line-buffered?)
 \$L $BPF -o /out/term.rsr >/out/term.out 2>/out/term.err &
@@ -197,7 +201,7 @@ check "nomatch: exit 1, one line naming the glob and why ($(head -c 200 "$OUT/no
 		grep -q \"entry glob 'no_such_function_xyz\\*' matches no kernel function\" '$OUT/nomatch.err'"
 
 # dry run
-for d in dry dry-k; do
+for d in dry dry-mp dry-k; do
 	n=$(grep -c ' (addr 0x' "$OUT/$d.out")
 	check "$d: exit 0, lists $n functions with addresses" [ "$(rc $d)" = 0 ] && [ "$n" -gt 3 ]
 	check "$d: __x64_sys_bpf listed as entry" grep -Eq '^__x64_sys_bpf \(addr 0x[0-9a-f]+, entry' "$OUT/$d.out"
@@ -205,7 +209,13 @@ for d in dry dry-k; do
 	check "$d: says nothing was loaded" grep -qx 'Dry run: no tracing program was loaded or attached.' "$OUT/$d.out"
 	check "$d: no Receiving/Detaching (nothing attached)" bash -c "! grep -q -e Receiving -e Detaching '$OUT/$d.out' '$OUT/$d.err'"
 done
-check "dry: attach plan for kprobe.multi" grep -q '^Attach plan: .*2 kprobe.multi links' "$OUT/dry.out"
+if [ -f "$OUT/has-session" ]; then
+	check "dry: attach plan for -M: one kprobe.session link" grep -q '^Attach plan: .*1 kprobe.session link ' "$OUT/dry.out"
+	check "dry: named kprobe-session" grep -Eq '^[0-9]+ functions would be attached with kprobe-session ' "$OUT/dry.out"
+else
+	check "dry: attach plan for -M: kprobe.multi (no kprobe.session here)" grep -q '^Attach plan: .*2 kprobe.multi links' "$OUT/dry.out"
+fi
+check "dry-mp: -C bpf.kprobe-session=false: attach plan for kprobe.multi" grep -q '^Attach plan: .*2 kprobe.multi links' "$OUT/dry-mp.out"
 check "dry-k: attach plan for kprobes" grep -Eq '^Attach plan: .*[0-9]+ kprobes and [0-9]+ kretprobes' "$OUT/dry-k.out"
 
 # signals

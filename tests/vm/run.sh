@@ -117,9 +117,12 @@ run_kernel() {
     local out=$WORK/$major plan=$WORK/$major.plan
     mkdir -p "$out"
     : >"$plan"
-    if [ "$major" = 6.12 ]; then modes="M:-M K:-K F:-F"; else modes="K:-K F:-F default:"; fi
+    # Mpair: -M as two kprobe.multi links where it would be one kprobe.session
+    # link (@ stands for a space in a mode's flags)
+    if [ "$major" = 6.12 ]; then modes="M:-M Mpair:-M@-C@bpf.kprobe-session=false K:-K F:-F"
+    else modes="K:-K F:-F default:"; fi
     for m in $modes; do
-        flag=${m#*:}
+        flag=${m#*:}; flag=${flag//@/ }
         for c in "${CASES[@]}"; do
             local args="$flag -e ${C_ENTRY[$c]}" g
             for g in ${C_ALLOW[$c]}; do args="$args -a $g"; done
@@ -181,7 +184,11 @@ run_kernel() {
         "$REPORT" info "$base.rsr" >"$base.info" 2>&1
         local mode_want mode_got
         case "${tag%%-*}" in
-            M|cbpf) mode_want=kprobe-multi ;; K) mode_want=kprobe ;; F) mode_want=fentry ;;
+            # -M: one kprobe.session link where the kernel has it (its kfunc
+            # in the guest's kallsyms, guest-e2e.sh)
+            M|cbpf) mode_want=kprobe-multi
+                    grep -qx 'kfunc bpf_session_is_return' "$out/features.txt" && mode_want=kprobe-session ;;
+            Mpair) mode_want=kprobe-multi ;; K) mode_want=kprobe ;; F) mode_want=fentry ;;
             default) mode_want=kprobe ;;    # 6.1 has no kprobe.multi: must fall back
             kproc) mode_want=kprobe; [ "$major" = 6.12 ] && mode_want=kprobe-multi ;;
         esac
