@@ -190,7 +190,11 @@ run_kernel() {
                     grep -qx 'kfunc bpf_session_is_return' "$out/features.txt" && mode_want=kprobe-session ;;
             Mpair) mode_want=kprobe-multi ;; K) mode_want=kprobe ;; F) mode_want=fentry ;;
             default) mode_want=kprobe ;;    # 6.1 has no kprobe.multi: must fall back
-            kproc) mode_want=kprobe; [ "$major" = 6.12 ] && mode_want=kprobe-multi ;;
+            kproc) mode_want=kprobe    # no mode flag: the default mode, as -M's on 6.12
+                   if [ "$major" = 6.12 ]; then
+                       mode_want=kprobe-multi
+                       grep -qx 'kfunc bpf_session_is_return' "$out/features.txt" && mode_want=kprobe-session
+                   fi ;;
         esac
         mode_got=$(sed -n 's/^Attach mode: *//p' "$base.info")
         check "$group" "$tag: attach mode '$mode_got', wanted '$mode_want'" [ "$mode_got" = "$mode_want" ]
