@@ -60,6 +60,14 @@ $(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
 $(O)/retsnoop.skel.h: $(O)/retsnoop.bpf.o
 	$(BPFTOOL) gen skeleton $< name retsnoop_bpf > $@
 
+# the kallsyms reader's ksym iterator (record/ksym_iter.c), its own object
+$(O)/ksym_iter.bpf.o: bpf/ksym_iter.bpf.c bpf/ksym_iter_abi.h bpf/kernel_types.h | $(O)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -I. \
+		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+
+$(O)/ksym_iter.skel.h: $(O)/ksym_iter.bpf.o
+	$(BPFTOOL) gen skeleton $< name ksym_iter_bpf > $@
+
 # ------------------------------------------------------------ C objects --
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -69,7 +77,7 @@ $(O)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SANFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(SKEL_USERS): | $(O)/retsnoop.skel.h
+$(SKEL_USERS): | $(O)/retsnoop.skel.h $(O)/ksym_iter.skel.h
 
 # built through the test binaries' pattern rule: keep them between runs
 .SECONDARY: $(ASAN_OBJS)
@@ -114,6 +122,9 @@ $(O)/mkrec_args: tests/golden/mkrec_args.c tests/golden/reclib.c tests/golden/re
 	$(CC) $(CFLAGS) -o $@ $< tests/golden/reclib.c $(LIB_OBJS) $(LDLIBS)
 
 $(O)/args_dump: tests/vm/args_dump.c $(BASE_OBJS)
+	$(CC) $(CFLAGS) -o $@ $< $(BASE_OBJS) $(LDLIBS)
+
+$(O)/ksyms_dump: tests/vm/ksyms_dump.c $(BASE_OBJS)
 	$(CC) $(CFLAGS) -o $@ $< $(BASE_OBJS) $(LDLIBS)
 
 $(O)/simfail: tests/simfail/simfail.c | $(O)
@@ -162,7 +173,7 @@ $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_file.h $(FUZZ_OBJS)
 fuzz: $(FUZZ_BINS)
 
 # ---------------------------------------------------------------- tests --
-test: all $(TEST_BINS) $(O)/mkrec $(O)/args_dump $(USTACK_TEST) fuzz
+test: all $(TEST_BINS) $(O)/mkrec $(O)/args_dump $(O)/ksyms_dump $(USTACK_TEST) fuzz
 	tests/run-all.sh
 
 test-unit: $(TEST_BINS)
@@ -171,7 +182,7 @@ test-unit: $(TEST_BINS)
 test-golden: all $(O)/mkrec
 	tests/run-all.sh golden
 
-test-vm: all $(O)/args_dump
+test-vm: all $(O)/args_dump $(O)/ksyms_dump
 	tests/run-all.sh vm
 
 # -------------------------------------------------------------- install --

@@ -10,6 +10,7 @@
 #include "record/features.h"
 #include "record/file_header.h"
 #include "record/header_blobs.h"
+#include "record/ksym_iter.h"
 #include "record/lbr.h"
 #include "record/record_sink.h"
 #include "record/recorder.h"
@@ -179,10 +180,16 @@ static int load_kernel_symbols(struct recorder *r)
 	size_t cnt;
 	const struct ksym *k;
 
+	struct ksym_source src;
+
 	bpf_ksym_watch_open(&r->kw);   /* failing: the header re-reads kallsyms */
-	r->ks = ksyms_load_file("/proc/kallsyms", r->err, sizeof(r->err));
+	r->ks = ksym_iter_load(&src, r->err, sizeof(r->err));
 	if (!r->ks)
 		return failed(r);
+	if (r->o.verbose)
+		fprintf(r->log, "Kernel symbols: %zu functions from %s%s%s%s\n",
+			ksyms_count(r->ks), src.from, src.why[0] ? " (not the ksym iterator: " : "",
+			src.why, src.why[0] ? ")" : "");
 	k = ksyms_find(r->ks, "_stext", NULL, &cnt);
 	if (!k || !k->addr)
 		return fail(r, "/proc/kallsyms shows no addresses (all zero): set "

@@ -27,6 +27,14 @@ static bool is_func_type(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
+/* __pfx_X: the call padding in front of X (6.2+ with CALL_PADDING), nearly
+ * half of a distribution kernel's function symbols; no call returns or
+ * probe fires there, so they are left out of the table */
+static bool is_padding(const char *name)
+{
+	return !strncmp(name, "__pfx_", 6);
+}
+
 /* reads the whole file (procfs reports size 0, so read until EOF) */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
@@ -296,6 +304,10 @@ static struct ksyms *load_file(const char *path, const char *only_mod, char *err
 			continue;
 		}
 		name = p + 3;
+		if (is_padding(name)) {
+			p = nl + 1;
+			continue;
+		}
 		p = name + strcspn(name, "\t ");   /* the line ends in a NUL */
 		hash = hash_bytes(name, (size_t)(p - name));
 		if (*p) {
@@ -353,6 +365,32 @@ struct ksyms *ksyms_load_module(const char *path, const char *module, char *err,
 	ksyms_free(all);
 	if (!ks)
 		snprintf(err, errlen, "out of memory");
+	return ks;
+}
+
+struct ksyms *ksyms_adopt(struct ksym *v, size_t n, char *pool)
+{
+	struct ksyms *ks = calloc(1, sizeof(*ks));
+	size_t m = 0;
+
+	if (!ks) {
+		free(v);
+		free(pool);
+		return NULL;
+	}
+	ks->syms = v;
+	ks->pool = pool;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_func_type(v[i].type) || is_padding(v[i].name))
+			continue;
+		v[m] = v[i];
+		v[m++].size = (uint64_t)name_hash(v[i].name) << 32;   /* for finalize */
+	}
+	ks->n = m;
+	if (finalize(ks)) {
+		ksyms_free(ks);
+		return NULL;
+	}
 	return ks;
 }
 

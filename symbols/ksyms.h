@@ -22,6 +22,11 @@ struct ksyms *ksyms_load_file(const char *path, char *err, size_t errlen);
 /* only the function symbols of one module ("bpf" for the [bpf] JIT
  * images: trampolines and programs, which appear as BPF is loaded) */
 struct ksyms *ksyms_load_module(const char *path, const char *module, char *err, size_t errlen);
+/* takes V (N symbols of any type, in kallsyms order, whose names and
+ * modules point into POOL) and POOL, both malloc'ed: keeps the function
+ * symbols, as ksyms_load_file would of the same lines; NULL when out of
+ * memory (V and POOL freed either way) */
+struct ksyms *ksyms_adopt(struct ksym *v, size_t n, char *pool);
 /* from a recorded snapshot (copies the strings) */
 struct ksyms *ksyms_from_array(const struct ksym *v, size_t n);
 void ksyms_free(struct ksyms *ks);

@@ -4,7 +4,9 @@
 #   ./retsnoop-record ARGS -o /out/TAG.rsr -- ./simfail CASE
 # keeping simfail's stdout, the recorder's stderr, the recorder's exit status
 # and the run's duration under /out/TAG.*; each case also runs once without a
-# tracer (/out/plain-CASE.*).  Finally the kernel log goes to /out/dmesg.txt.
+# tracer (/out/plain-CASE.*).  A TAG starting with "kproc-" records with
+# RETSNOOP_KALLSYMS=proc (kallsyms from /proc/kallsyms, not the BPF ksym
+# iterator).  Finally the kernel log goes to /out/dmesg.txt.
 #   usage: guest-e2e.sh PLAN        (retsnoop-record and simfail next to it)
 set -f      # the plan holds globs: never expand them here
 cd "$(dirname "$0")" || exit 1
@@ -32,8 +34,9 @@ while IFS='|' read -r tag case args; do
     [ -n "$tag" ] || continue
     echo "<6>guest-e2e: $tag" >/dev/kmsg
     t0=$(up)
+    ksrc=; case $tag in kproc-*) ksrc=proc ;; esac
     # shellcheck disable=SC2086  # ARGS are words on purpose
-    ./retsnoop-record $args -o /out/"$tag".rsr -- ./simfail "$case" \
+    RETSNOOP_KALLSYMS=$ksrc ./retsnoop-record $args -o /out/"$tag".rsr -- ./simfail "$case" \
         >/out/"$tag".simfail 2>/out/"$tag".stderr </dev/null
     echo $? >/out/"$tag".rc
     echo "$t0 $(up)" >/out/"$tag".time

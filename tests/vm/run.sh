@@ -12,7 +12,10 @@
 # Checks per recording: the entry function's row carries the errno simfail
 # printed; the expected deepest failing function (tests/vm/cases.txt) shows up
 # with its result; exactly one session per failing case and none for success
-# cases; retsnoop-record's exit status equals simfail's own.  Per kernel: the
+# cases; retsnoop-record's exit status equals simfail's own.  The kallsyms
+# snapshot of a recording whose kallsyms came from the BPF ksym iterator
+# equals (but for the [bpf] symbols) that of one forced to read
+# /proc/kallsyms (RETSNOOP_KALLSYMS=proc).  Per kernel: the
 # guest's dmesg shows no WARNING/BUG/Oops, and the tracing features exist.
 #
 # Before that, three short boots check the harness (tests/vm/vmrun) itself:
@@ -30,7 +33,7 @@ KDIR=${RETSNOOP_KERNELS:-/opt/retsnoop-kernels}
 KERNELS=${VM_E2E_KERNELS:-6.12 6.1}
 say() { printf 'vm: %s\n' "$*" >&2; }
 
-for b in build/retsnoop-record build/retsnoop-report build/simfail; do
+for b in build/retsnoop-record build/retsnoop-report build/simfail build/ksyms_dump; do
     if [ ! -x "$b" ]; then
         say "$b is missing: run 'make' first"
         echo "vm-setup: 0 passed, 1 failed"
@@ -43,7 +46,7 @@ else WORK=$(mktemp -d "${TMPDIR:-/tmp}/vm-e2e.XXXXXX"); trap 'rm -rf -- "$WORK"'
 
 # private copies: immune to rebuilds while the VMs run
 mkdir -p "$WORK/bin"
-cp build/retsnoop-record build/retsnoop-report build/simfail "$WORK/bin/"
+cp build/retsnoop-record build/retsnoop-report build/simfail build/ksyms_dump "$WORK/bin/"
 REPORT=$WORK/bin/retsnoop-report
 export TZ=UTC
 
@@ -85,6 +88,27 @@ report_facts() {
         END { print "SESSIONS", n + 0 }' "$1"
 }
 
+# check_ksym_sources GROUP OUT: the exact-names recording read kallsyms
+# through the ksym iterator, the kproc- one from /proc/kallsyms, and their
+# snapshots hold the same symbols but for [bpf] (the recorders' own programs)
+check_ksym_sources() {
+    local g=$1 out=$2 it f
+    [ -f "$out/kproc-open-missing.stderr" ] || return 0
+    it=$out/M-exact; [ -f "$it.stderr" ] || it=$out/default-exact
+    check "$g-ksyms" "$(basename "$it"): -v does not say kallsyms came from the ksym iterator" \
+        grep -q '^Kernel symbols: [0-9]* functions from the ksym iterator$' "$it.stderr"
+    check "$g-ksyms" "kproc: -v does not say kallsyms came from /proc/kallsyms" \
+        grep -q '^Kernel symbols: [0-9]* functions from /proc/kallsyms (not the ksym iterator: RETSNOOP_KALLSYMS=proc)$' \
+        "$out/kproc-open-missing.stderr"
+    for f in "$it" "$out/kproc-open-missing"; do
+        "$WORK/bin/ksyms_dump" "$f.rsr" | grep -v ' \[bpf\]$' >"$f.ksyms" || true
+    done
+    check "$g-ksyms" "snapshot has no vmlinux functions: $(wc -l <"$it.ksyms") lines" \
+        grep -q ' [tT] vfs_read$' "$it.ksyms"
+    check "$g-ksyms" "ksym iterator and /proc/kallsyms snapshots differ: $(diff "$it.ksyms" "$out/kproc-open-missing.ksyms" | head -n 6)" \
+        cmp -s "$it.ksyms" "$out/kproc-open-missing.ksyms"
+}
+
 # ---- one boot per kernel
 run_kernel() {
     local major=$1 env=$KDIR/$1.env KREL KIMG KMODS VMLINUX_DBG SYSMAP modes m flag c tag
@@ -115,6 +139,8 @@ run_kernel() {
         else
             printf 'default-exact|open-missing|-v %s\n' "$ex" >>"$plan"
         fi
+        # the same with kallsyms from /proc/kallsyms: the snapshots compared
+        printf 'kproc-open-missing|open-missing|-v %s\n' "$ex" >>"$plan"
     fi
     # one run with the bpf preset (about a thousand functions: kprobe.multi only)
     if [ "$major" = 6.12 ] && [[ " ${CASES[*]} " == *" bpf-bad-prog-load "* ]]; then
@@ -164,6 +190,7 @@ run_kernel() {
                     grep -qx 'kfunc bpf_session_is_return' "$out/features.txt" && mode_want=kprobe-session ;;
             Mpair) mode_want=kprobe-multi ;; K) mode_want=kprobe ;; F) mode_want=fentry ;;
             default) mode_want=kprobe ;;    # 6.1 has no kprobe.multi: must fall back
+            kproc) mode_want=kprobe; [ "$major" = 6.12 ] && mode_want=kprobe-multi ;;
         esac
         mode_got=$(sed -n 's/^Attach mode: *//p' "$base.info")
         check "$group" "$tag: attach mode '$mode_got', wanted '$mode_want'" [ "$mode_got" = "$mode_want" ]
@@ -192,6 +219,7 @@ $(cat "$base.report")" grep -qxF "ROW $fn [$res]" "$base.facts"
         check "$G-default" "default-exact: kprobes, selected through available_filter_functions" \
             grep -Eq '^Found 5 attachable functions \(of [0-9]+ traceable\); attach mode kprobe\.$' "$out/default-exact.stderr"
     fi
+    check_ksym_sources "$G" "$out"
     # attach/detach timings the recorder printed (-v run) and per-mode run times
     if [ -f "$out/cbpf-bpf-bad-prog-load.stderr" ]; then
         grep -hE 'Attached|detach took|DONE in' "$out/cbpf-bpf-bad-prog-load.stderr" "$out/cbpf-bpf-bad-prog-load.simfail" 2>/dev/null \
