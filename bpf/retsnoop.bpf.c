@@ -728,18 +728,26 @@ int rs_kexit_multi(struct pt_regs *ctx)
  * record/attach.c sets the attach type, loads this program only where the
  * kernel has the kfunc, and attaches it itself. */
 extern bool bpf_session_is_return(void) __ksym __weak;
+extern __u64 *bpf_session_cookie(void) __ksym __weak;
 
 SEC("kprobe.multi")
 int rs_ksession(struct pt_regs *ctx)
 {
+	/* the call's own 8 bytes, from its entry to its exit: the function's
+	 * cookie, so that the exit needs no ip_cookies lookup */
+	u64 *sc = bpf_session_cookie();
+	u64 cookie;
+
 	if (bpf_session_is_return()) {
 		if (ready)
-			handle_exit(ctx, multi_cookie(ctx), (s64)PT_REGS_RC(ctx));
+			handle_exit(ctx, *sc, (s64)PT_REGS_RC(ctx));
 		return 0;
 	}
 	if (!ready)
 		return 1;
-	return handle_entry(ctx, multi_cookie(ctx)) ? 0 : 1;
+	cookie = multi_cookie(ctx);
+	*sc = cookie;
+	return handle_entry(ctx, cookie) ? 0 : 1;
 }
 
 SEC("kprobe")
