@@ -13,9 +13,12 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct seq_file;
 
+/* the iterator context's layout is fixed (seq first; two 8-byte
+ * pointers): no CO-RE relocation, each of which costs libbpf a scan of
+ * every vmlinux type at load time */
 struct bpf_iter_meta {
 	struct seq_file *seq;
-} __attribute__((preserve_access_index));
+};
 
 struct kallsym_iter {
 	unsigned long value;
@@ -29,7 +32,7 @@ struct kallsym_iter {
 struct bpf_iter__ksym {
 	struct bpf_iter_meta *meta;
 	struct kallsym_iter *ksym;
-} __attribute__((preserve_access_index));
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
