@@ -307,34 +307,60 @@ static void progress(struct tty_status *st, size_t done, size_t total)
 	tty_status_show(st, line, tty_status_now(), done == total);
 }
 
+/* the arrays one kprobe.multi or kprobe.session link is created from */
+struct multi_arrays {
+	unsigned long *addrs;
+	__u64 *cookies;
+	const char **syms;
+};
+
+static void multi_arrays_free(struct multi_arrays *a)
+{
+	free(a->addrs);
+	free(a->cookies);
+	free(a->syms);
+}
+
+static int multi_arrays_fill(struct multi_arrays *a, const struct selection *sel)
+{
+	size_t n = sel->n;
+
+	a->addrs = calloc(n, sizeof(*a->addrs));
+	a->cookies = calloc(n, sizeof(*a->cookies));
+	a->syms = calloc(n, sizeof(*a->syms));
+	if (!a->addrs || !a->cookies || !a->syms) {
+		multi_arrays_free(a);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		a->addrs[i] = sel->v[i].addr;
+		a->cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
+		a->syms[i] = sel->v[i].name;
+	}
+	return 0;
+}
+
 static int attach_multi(struct tracer *t, const struct selection *sel, int verbose,
 			char *err, size_t errlen)
 {
 	size_t n = sel->n;
-	unsigned long *addrs = calloc(n, sizeof(*addrs));
-	__u64 *cookies = calloc(n, sizeof(*cookies));
-	const char **syms = calloc(n, sizeof(*syms));
+	struct multi_arrays a;
 	struct bpf_link *lx = NULL, *le = NULL;
 	int ret = -1;
 
-	if (!addrs || !cookies || !syms) {
+	if (multi_arrays_fill(&a, sel)) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		addrs[i] = sel->v[i].addr;
-		cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
-		syms[i] = sel->v[i].name;
+		return -1;
 	}
 	/* kallsyms names (select_exact.c): by address only; a refusal is
 	 * the recorder's cue to select through ftrace's list */
 	for (int by_name = 0; by_name < (sel->from_kallsyms ? 1 : 2); by_name++) {
-		LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = n, .cookies = cookies);
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cnt = n, .cookies = a.cookies);
 
 		if (by_name)
-			opts.syms = syms;
+			opts.syms = a.syms;
 		else
-			opts.addrs = addrs;
+			opts.addrs = a.addrs;
 		opts.retprobe = true;
 		/* exit first: an entry without its exit would leave sessions open */
 		lx = bpf_program__attach_kprobe_multi_opts(t->skel->progs.rs_kexit_multi, NULL, &opts);
@@ -362,9 +388,7 @@ retry:
 		 "try -K to attach one by one and see which function fails", n, errname(errno),
 		 strerror(errno));
 out:
-	free(addrs);
-	free(cookies);
-	free(syms);
+	multi_arrays_free(&a);
 	return ret;
 }
 
@@ -389,22 +413,16 @@ static int attach_session(struct tracer *t, const struct selection *sel, int ver
 			  char *err, size_t errlen)
 {
 	size_t n = sel->n;
-	unsigned long *addrs = calloc(n, sizeof(*addrs));
-	__u64 *cookies = calloc(n, sizeof(*cookies));
-	const char **syms = calloc(n, sizeof(*syms));
+	struct multi_arrays a;
 	int prog = bpf_program__fd(t->skel->progs.rs_ksession), ret = -1;
 
-	if (!addrs || !cookies || !syms) {
+	if (multi_arrays_fill(&a, sel)) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		addrs[i] = sel->v[i].addr;
-		cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
-		syms[i] = sel->v[i].name;
+		return -1;
 	}
 	for (int by_name = 0; by_name < (sel->from_kallsyms ? 1 : 2); by_name++) {
-		int fd = session_link(prog, by_name ? NULL : addrs, by_name ? syms : NULL, cookies, n);
+		int fd = session_link(prog, by_name ? NULL : a.addrs, by_name ? a.syms : NULL,
+				      a.cookies, n);
 
 		if (fd >= 0) {
 			t->session_fd = fd;
@@ -421,9 +439,7 @@ static int attach_session(struct tracer *t, const struct selection *sel, int ver
 		 "try -C bpf.kprobe-session=false, or -K to attach one by one and see which "
 		 "function fails", n, errname(errno), strerror(errno));
 out:
-	free(addrs);
-	free(cookies);
-	free(syms);
+	multi_arrays_free(&a);
 	return ret;
 }
 
