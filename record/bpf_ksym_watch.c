@@ -13,11 +13,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RING_PAGES 64   /* per CPU; a ring that fills up means: re-read kallsyms */
 
-struct ksymbol_rec {    /* PERF_RECORD_KSYMBOL, without sample_id */
+struct ksymbol_rec {    /* PERF_RECORD_KSYMBOL; its sample_id (the time) is the last 8 bytes */
 	struct perf_event_header header;
 	uint64_t addr;
 	uint32_t len;
@@ -26,10 +27,11 @@ struct ksymbol_rec {    /* PERF_RECORD_KSYMBOL, without sample_id */
 	char name[];
 };
 
-struct item {           /* a [bpf] symbol and its net count */
+struct item {           /* a [bpf] symbol registered or unregistered at TIME */
 	uint64_t addr;
 	char *name;
-	int delta;
+	uint64_t time;          /* CLOCK_MONOTONIC ns; 0: in the kallsyms read */
+	int delta;              /* +1 registered (or read), -1 unregistered */
 };
 
 struct items {
@@ -45,6 +47,13 @@ static int open_cpu(int cpu)
 		.config = PERF_COUNT_SW_DUMMY,
 		.size = sizeof(a),
 		.ksymbol = 1,
+		/* each event timed: a program freed after its recorder exited
+		 * (deferred) is unregistered while ours registers at its
+		 * address, maybe on another CPU: only the order says which */
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TIME,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
 	};
 
 	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -87,7 +96,7 @@ fail:
 	return -1;
 }
 
-static void add_item(struct items *it, uint64_t addr, const char *name, int delta)
+static void add_item(struct items *it, uint64_t addr, const char *name, uint64_t time, int delta)
 {
 	if (it->n == it->cap) {
 		size_t cap = it->cap ? it->cap * 2 : 256;
@@ -106,6 +115,7 @@ static void add_item(struct items *it, uint64_t addr, const char *name, int delt
 		return;
 	}
 	it->v[it->n].addr = addr;
+	it->v[it->n].time = time;
 	it->v[it->n++].delta = delta;
 }
 
@@ -133,13 +143,16 @@ static void read_ring(struct items *it, void *base, size_t size)
 		}
 		if (h.type == PERF_RECORD_KSYMBOL && h.size <= sizeof(buf) - 1) {
 			const struct ksymbol_rec *r = (const void *)buf;
+			uint64_t time;
 
 			first = size - off < h.size ? size - off : h.size;
 			memcpy(buf, data + off, first);
 			memcpy(buf + first, data, h.size - first);
-			buf[h.size] = '\0';
-			if (r->ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF && h.size > sizeof(*r))
-				add_item(it, r->addr, r->name,
+			buf[h.size - sizeof(time)] = '\0';   /* the name ends before the time */
+			memcpy(&time, buf + h.size - sizeof(time), sizeof(time));
+			if (r->ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF &&
+			    h.size > sizeof(*r) + sizeof(time))
+				add_item(it, r->addr, r->name, time,
 					 r->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER ? -1 : 1);
 		} else if (h.type == PERF_RECORD_KSYMBOL) {
 			it->bad = true;   /* a name longer than kallsyms allows */
@@ -152,13 +165,23 @@ static void read_ring(struct items *it, void *base, size_t size)
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
+	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-/* sums the counts of each (addr, name): what is still registered */
+static bool same_sym(const struct item *x, const struct item *y)
+{
+	return x->addr == y->addr && !strcmp(x->name, y->name);
+}
+
+/* what is registered now: each (addr, name) as its last event left it
+ * (the kallsyms read counts as the first) */
 static struct ksyms *net_symbols(struct items *it)
 {
 	struct ksym *v = malloc((it->n ? it->n : 1) * sizeof(*v));
@@ -170,14 +193,13 @@ static struct ksyms *net_symbols(struct items *it)
 	qsort(it->v, it->n, sizeof(*it->v), cmp_item);
 	for (size_t i = 0; i < it->n;) {
 		size_t j = i;
-		int sum = 0;
 
-		while (j < it->n && !cmp_item(&it->v[i], &it->v[j]))
-			sum += it->v[j++].delta;
-		if (sum > 0)
+		while (j + 1 < it->n && same_sym(&it->v[i], &it->v[j + 1]))
+			j++;
+		if (it->v[j].delta > 0)
 			v[m++] = (struct ksym){ .addr = it->v[i].addr, .type = 't',
 						.name = it->v[i].name, .module = "bpf" };
-		i = j;
+		i = j + 1;
 	}
 	ks = ksyms_from_array(v, m);
 	free(v);
@@ -195,7 +217,7 @@ struct ksyms *bpf_ksym_watch_collect(struct bpf_ksym_watch *w, const struct ksym
 		const struct ksym *k = ksyms_at(ks, i);
 
 		if (k->module && !strcmp(k->module, "bpf"))
-			add_item(&it, k->addr, k->name, 1);
+			add_item(&it, k->addr, k->name, 0, 1);
 	}
 	for (int c = 0; c < w->ncpu && !it.bad; c++)
 		read_ring(&it, w->rings[c], w->ring_size);

@@ -19,9 +19,10 @@ struct bpf_ksym_watch {
  * not usable here (the caller then re-reads /proc/kallsyms) */
 int bpf_ksym_watch_open(struct bpf_ksym_watch *w);
 
-/* the [bpf] symbols now: those of KS (read after the watch opened) plus
- * those registered since, minus those unregistered since; NULL when the
- * watch cannot tell (not open, a ring filled up, out of memory) */
+/* the [bpf] symbols now: those of KS (read after the watch opened) and
+ * those registered since, each as its last event left it (a symbol
+ * unregistered and registered again at one address is there); NULL when
+ * the watch cannot tell (not open, a ring filled up, out of memory) */
 struct ksyms *bpf_ksym_watch_collect(struct bpf_ksym_watch *w, const struct ksyms *ks);
 
 void bpf_ksym_watch_close(struct bpf_ksym_watch *w);

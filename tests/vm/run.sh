@@ -101,7 +101,13 @@ check_ksym_sources() {
         grep -q '^Kernel symbols: [0-9]* functions from /proc/kallsyms (not the ksym iterator: RETSNOOP_KALLSYMS=proc)$' \
         "$out/kproc-open-missing.stderr"
     for f in "$it" "$out/kproc-open-missing"; do
-        "$WORK/bin/ksyms_dump" "$f.rsr" | grep -v ' \[bpf\]$' >"$f.ksyms" || true
+        "$WORK/bin/ksyms_dump" "$f.rsr" >"$f.allsyms" || true
+        grep -v ' \[bpf\]$' "$f.allsyms" >"$f.ksyms"
+        # the recorder's own programs, loaded after the kallsyms read (the
+        # perf KSYMBOL watch, record/bpf_ksym_watch.c), while those of the
+        # recordings before are freed, maybe at the same addresses
+        check "$g-ksyms" "$(basename "$f"): the snapshot lacks the recorder's own [bpf] programs: $(grep -c ' \[bpf\]$' "$f.allsyms") [bpf] symbols" \
+            sh -c "grep -q '_rs_task_exit \[bpf\]\$' '$f.allsyms' && grep -q '_rs_task_fork \[bpf\]\$' '$f.allsyms'"
     done
     check "$g-ksyms" "snapshot has no vmlinux functions: $(wc -l <"$it.ksyms") lines" \
         grep -q ' [tT] vfs_read$' "$it.ksyms"
