@@ -5,7 +5,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static unsigned long bad_records;
 
@@ -40,12 +43,63 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* what the loop waits on, with a -- CMD child: the ring buffer's epoll fd
+ * and a pidfd of the child (Linux 5.3+), so that its exit ends the wait at
+ * once instead of at the 100 ms poll timeout (a short command's recording
+ * ended up to 100 ms late); efd -1: the ring buffer alone */
+struct waiter {
+	int efd, pidfd;
+};
+
+static struct waiter waiter_open(struct ring_buffer *rb, const struct spawned *child)
+{
+	struct waiter w = { -1, -1 };
+	struct epoll_event ev = { .events = EPOLLIN };
+
+#ifdef SYS_pidfd_open
+	if (child && child->pid > 0 && !child->exited)
+		w.pidfd = (int)syscall(SYS_pidfd_open, child->pid, 0);
+#endif
+	if (w.pidfd < 0)
+		return w;
+	w.efd = epoll_create1(EPOLL_CLOEXEC);
+	if (w.efd >= 0 && !epoll_ctl(w.efd, EPOLL_CTL_ADD, w.pidfd, &ev) &&
+	    !epoll_ctl(w.efd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb), &ev))
+		return w;
+	if (w.efd >= 0)
+		close(w.efd);
+	close(w.pidfd);
+	return (struct waiter){ -1, -1 };
+}
+
+static void waiter_close(struct waiter *w)
+{
+	if (w->efd >= 0) {
+		close(w->efd);
+		close(w->pidfd);
+	}
+}
+
+/* up to 100 ms for records or the child's exit; the records consumed, or
+ * a negative errno (-EINTR on a signal) */
+static int wait_and_consume(struct waiter *w, struct ring_buffer *rb)
+{
+	struct epoll_event ev[2];
+
+	if (w->efd < 0)
+		return ring_buffer__poll(rb, 100);
+	if (epoll_wait(w->efd, ev, 2, 100) < 0)
+		return -errno;
+	return ring_buffer__consume(rb);
+}
+
 int capture_run(struct tracer *t, struct spawned *child, const struct capture_sink *sink,
 		char *err, size_t errlen)
 {
 	struct rb_ctx c = { .sink = sink };
 	struct ring_buffer *rb;
 	double last_tick = mono_s(), last_status = last_tick;
+	struct waiter w;
 	int ret = 0;
 
 	rb = ring_buffer__new(tracer_ringbuf_fd(t), on_rb, &c, NULL);
@@ -53,8 +107,9 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 		snprintf(err, errlen, "ring buffer setup failed: %s", strerror(errno));
 		return -1;
 	}
+	w = waiter_open(rb, child);
 	while (!stop_requested()) {
-		int n = ring_buffer__poll(rb, 100);
+		int n = wait_and_consume(&w, rb);
 
 		/* a session end wakes us only when much is waiting (bpf/retsnoop.bpf.c
 		 * wakeup_flag): on the timeout, take what came in meanwhile */
@@ -90,6 +145,7 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 		snprintf(err, errlen, "%s", "");   /* the sink has said why */
 		ret = -1;
 	}
+	waiter_close(&w);
 	ring_buffer__free(rb);
 	return ret;
 }
