@@ -4,9 +4,11 @@
  *                               directory) or succeed (a tmpfs file, closed
  *                               again); prints "ns_per_syscall X"
  *   bench_tool run CMD ARGS...  runs CMD and prints "wall_ms X maxrss_kb Y
- *                               bpf_map_kb Z rc R": wall time, the child's
- *                               peak RSS (wait4) and the largest sum of its
- *                               BPF maps' memlock seen while it ran (fdinfo,
+ *                               bpf_map_kb Z cpu_ms C rc R": wall time, the
+ *                               child's peak RSS and CPU time, user and
+ *                               system (wait4: its own and its waited-for
+ *                               children's), and the largest sum of its BPF
+ *                               maps' memlock seen while it ran (fdinfo,
  *                               sampled every 10 ms)
  */
 #include <dirent.h>
@@ -139,8 +141,10 @@ static int do_run(char **argv)
 		}
 		usleep(10000);
 	}
-	printf("wall_ms %.1f maxrss_kb %ld bpf_map_kb %lld rc %d\n",
+	printf("wall_ms %.1f maxrss_kb %ld bpf_map_kb %lld cpu_ms %.1f rc %d\n",
 	       (double)(now_ns() - t0) / 1e6, ru.ru_maxrss, maps,
+	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
 	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	return 0;
 }

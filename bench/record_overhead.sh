@@ -127,6 +127,19 @@ while [ \$i -lt \$RUNS ]; do
 done
 # the recorder's memory on the failing workload
 res mem \$(./bench_tool run ./retsnoop-record -M -e __x64_sys_openat \$ra -o /tmp/m.rsr -- ./bench_tool loop fail \$N 2>/dev/null | grep wall_ms)
+# the consumer: the recorder's own CPU time (user and system) while it
+# records the failing workload's sessions (system-wide by name, so that the
+# workload's CPU is not the recorder's child's; it stops itself after N
+# sessions), per session recorded
+for v in \$RSV; do
+	bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
+	rm -f /tmp/c.err
+	./bench_tool run \$bin -v -M -n bench_tool --stop-after \$N --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/tmp/c.run 2>/tmp/c.err &
+	i=0; while ! grep -q '^Recording ' /tmp/c.err 2>/dev/null && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	./bench_tool loop fail \$N >/dev/null
+	wait
+	res cpu \$v \$(grep -o 'cpu_ms [0-9.]*' /tmp/c.run) sessions \$(sed -n 's/^\([0-9]*\) sessions, .*/\1/p' /tmp/c.err)
+done
 # attach + detach at about SIZE functions: whole "subsystem_" prefixes of
 # leaf-ish code (nothing the tracing path itself runs), biggest first
 for size in $SIZES; do
@@ -219,6 +232,8 @@ echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrac
 		b / a, (a <= b) ? "met" : "MISSED" }'))"
 [ -z "${BASE:-}" ] || echo "start-up of BASE (rs0): $(med_field startup rs0 wall_ms) ms"
 echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
+awk '$1 == "cpu" { for (i = 3; i < NF; i++) { if ($i == "cpu_ms") c = $(i + 1); if ($i == "sessions") s = $(i + 1) }
+	if (s > 0) printf "recorder CPU (user + system) per recorded session, failing workload, -M: %s %.1f us (%d sessions)\n", $2, c * 1000 / s, s }' "$R"
 for size in $SIZES; do
 	rs=$(awk -v s="$size" '$1 == "att" && $2 == "rs" && $3 == s' "$R")
 	bt=$(awk -v s="$size" '$1 == "att" && $2 == "bt" && $3 == s' "$R")
