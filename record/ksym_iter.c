@@ -14,45 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "record/ksym_records.h"
+#include "common/fd_read_all.h"
 #include "ksym_iter.skel.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
 #define MAX_OWN_SYMS 8   /* the iterator program's JIT images (one, no subprograms) */
-
-/* everything the iterator FD gives, until EOF; NULL on error (errno) */
-static char *read_all(int fd, size_t *len)
-{
-	/* ~4 MiB of records on a distribution kernel; pages untouched cost
-	 * nothing, a bigger buffer is mremap'ed, not copied */
-	size_t cap = 8 << 20, n = 0;
-	char *buf = malloc(cap);
-
-	while (buf) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0) {
-				*len = n;
-				return buf;
-			}
-			break;
-		}
-		n += (size_t)r;
-	}
-	free(buf);
-	return NULL;
-}
 
 /* the addresses of the program's own [bpf] symbols, which are gone once it
  * is unloaded (a /proc/kallsyms read never sees them) */
@@ -91,7 +57,9 @@ static struct ksyms *by_iterator(char *why, size_t whylen)
 		goto out;
 	}
 	fd = bpf_iter_create(bpf_link__fd(skel->links.rs_ksym_iter));
-	if (fd < 0 || !(buf = read_all(fd, &len))) {
+	/* ~4 MiB of records on a distribution kernel: pages untouched cost
+	 * nothing, a bigger buffer is mremap'ed, not copied */
+	if (fd < 0 || !(buf = fd_read_all(fd, 8 << 20, &len))) {
 		snprintf(why, whylen, "reading it: %s", strerror(errno));
 		goto out;
 	}

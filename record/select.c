@@ -5,6 +5,7 @@
 #include "record/path_globs.h"
 #include "record/select.h"
 #include "common/array_grow.h"
+#include "common/fd_read_all.h"
 #include "record/func_flags.h"
 #include "record/presets.h"
 #include <bpf/btf.h>
@@ -181,38 +182,17 @@ static void explain_unmatched(const char *kind, const struct glob_spec *g, const
  * stdio's 4 KiB reads make reading available_filter_functions quadratic */
 static char *read_whole(const char *path, size_t *len, char *err, size_t errlen)
 {
-	size_t cap = 4 << 20, n = 0;
-	char *buf = malloc(cap + 1);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
 
-	if (fd < 0 || !buf) {
-		snprintf(err, errlen, "cannot open %s: %s", path, fd < 0 ? strerror(errno) : "out of memory");
-		if (fd >= 0)
-			close(fd);
-		free(buf);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
+	buf = fd_read_all(fd, 4 << 20, len);
+	if (!buf)
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 	close(fd);
-	buf[n] = '\0';
-	*len = n;
 	return buf;
 }
 
