@@ -130,9 +130,11 @@ res mem \$(./bench_tool run ./retsnoop-record -M -e __x64_sys_openat \$ra -o /tm
 # the consumer: the recorder's own CPU time (user and system) while it
 # records the failing workload's sessions (system-wide by name, so that the
 # workload's CPU is not the recorder's child's; it stops itself after N
-# sessions), per session recorded
+# sessions), minus that of the same recording of nothing for 1 s (start-up
+# and detach), per session recorded
 for v in \$RSV; do
 	bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
+	res cpu0 \$v \$(./bench_tool run \$bin -M -n bench_tool --duration 1 -e __x64_sys_openat \$ra -o /tmp/c.rsr 2>/dev/null | grep -o 'cpu_ms [0-9.]*')
 	rm -f /tmp/c.err
 	./bench_tool run \$bin -v -M -n bench_tool --stop-after \$N --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/tmp/c.run 2>/tmp/c.err &
 	i=0; while ! grep -q '^Recording ' /tmp/c.err 2>/dev/null && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
@@ -232,8 +234,10 @@ echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrac
 		b / a, (a <= b) ? "met" : "MISSED" }'))"
 [ -z "${BASE:-}" ] || echo "start-up of BASE (rs0): $(med_field startup rs0 wall_ms) ms"
 echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
-awk '$1 == "cpu" { for (i = 3; i < NF; i++) { if ($i == "cpu_ms") c = $(i + 1); if ($i == "sessions") s = $(i + 1) }
-	if (s > 0) printf "recorder CPU (user + system) per recorded session, failing workload, -M: %s %.1f us (%d sessions)\n", $2, c * 1000 / s, s }' "$R"
+awk '$1 == "cpu0" { c0[$2] = $4 }
+	$1 == "cpu" { for (i = 3; i < NF; i++) { if ($i == "cpu_ms") c = $(i + 1); if ($i == "sessions") s = $(i + 1) }
+	if (s > 0 && ($2 in c0)) printf "recorder CPU (user + system) per recorded session, failing workload, -M: %s %.1f us (%.0f ms for %d sessions minus %.0f ms to start and stop)\n",
+		$2, (c - c0[$2]) * 1000 / s, c, s, c0[$2] }' "$R"
 for size in $SIZES; do
 	rs=$(awk -v s="$size" '$1 == "att" && $2 == "rs" && $3 == s' "$R")
 	bt=$(awk -v s="$size" '$1 == "att" && $2 == "bt" && $3 == s' "$R")
