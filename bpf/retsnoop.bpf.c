@@ -28,7 +28,6 @@ const volatile __u64 duration_ns = 0;         /* -L */
 const volatile __u32 nr_funcs = 1;
 const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-depth */
 const volatile bool defer_stacks = false;    /* bpf/stack_defer.bpf.h */
-const volatile __u32 defer_frames = 6;        /* its short part, <= RS_DEFER_MAX_FRAMES */
 const volatile __u32 ipc_bits = 1;            /* ip_cookies has 1 << ipc_bits slots */
 const volatile __u64 wake_bytes = 1;          /* wake the reader early past this much data */
 
@@ -60,8 +59,7 @@ struct session {
 	u32 saved_last_seq_id;
 	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
 	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
-	u16 pend_n[2];               /* completes the pend_n frames there (0: complete) */
-	u64 pend_key[2];             /* and its err_prop key (parent, failing function) */
+	u16 pend_n[2];               /* continues the pend_n return addresses kept */
 	s32 lbrs_sz[2];
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
@@ -147,7 +145,6 @@ static __always_inline void stat_inc(u64 *v)
 	__sync_fetch_and_add(v, 1);
 }
 
-#define RS_DEFER_MAX_FRAMES 16
 #include "stack_defer.bpf.h"
 
 #include "args_capture.bpf.h"
@@ -562,7 +559,23 @@ static __always_inline bool handle_entry(void *ctx, u64 cookie)
 	return true;
 }
 
-static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
+/* a chain's first failure at frame d: its kernel stack, deferred where it
+ * can be (kprobe programs, bpf/stack_defer.bpf.h) or captured now */
+static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, bool kctx)
+{
+	u32 slot = s->cur & 1;
+
+	if (kctx && defer_stacks) {
+		rs_defer_first(ctx, s, d);
+		return;
+	}
+	s->pend_depth[slot] = -1;
+	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
+}
+
+/* kctx: ctx is the registers (kprobe programs: the error stack may be
+ * deferred, bpf/stack_defer.bpf.h); a constant in each caller */
+static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kctx)
 {
 	struct session *s;
 	u64 now, lat;
@@ -643,7 +656,7 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 					s->kstack_sz[s->cur & 1] = 0;
 					s->pend_depth[s->cur & 1] = -1;
 				} else {
-					defer_first_failure(ctx, s, d, id);
+					first_failure_stack(ctx, s, d, kctx);
 				}
 				capture_lbrs(s);
 			}
@@ -672,8 +685,8 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res)
 		s->saved_depth = s->saved_max_depth = 0;
 		s->pend_depth[sl] = -1;
 	}
-	if (defer_stacks)
-		defer_parent_exit(ctx, s, d, id, went_on);
+	if (kctx && defer_stacks)
+		rs_defer_exit(ctx, s, d);
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);
@@ -717,7 +730,7 @@ SEC("kretprobe.multi")
 int rs_kexit_multi(struct pt_regs *ctx)
 {
 	if (ready)
-		handle_exit(ctx, multi_cookie(ctx), (s64)PT_REGS_RC(ctx));
+		handle_exit(ctx, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -740,7 +753,7 @@ int rs_ksession(struct pt_regs *ctx)
 
 	if (bpf_session_is_return()) {
 		if (ready)
-			handle_exit(ctx, *sc, (s64)PT_REGS_RC(ctx));
+			handle_exit(ctx, *sc, (s64)PT_REGS_RC(ctx), true);
 		return 0;
 	}
 	if (!ready)
@@ -762,7 +775,7 @@ SEC("kretprobe")
 int rs_kexit(struct pt_regs *ctx)
 {
 	if (ready)
-		handle_exit(ctx, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx));
+		handle_exit(ctx, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -801,7 +814,7 @@ int rs_fexit(u64 *ctx)
 	if (!ready || !guard_enter())
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	handle_exit(ctx, fentry_func_cookie(ctx), (s64)ret);
+	handle_exit(ctx, fentry_func_cookie(ctx), (s64)ret, false);
 	guard_exit();
 	return 0;
 }

@@ -57,7 +57,7 @@ struct rs_ip_cookie {
 };
 #define RS_IPC_PROBES 8
 
-/* two-part stacks (bpf/stack_defer.bpf.h): a traced function's code, in
+/* deferred stacks (bpf/stack_defer.bpf.h): a traced function's code, in
  * the array map func_ranges by function id; end 0: unknown */
 struct rs_func_range {
 	rs_u64 start, end;        /* [start, end) */
@@ -291,8 +291,8 @@ struct rs_bpf_stats {
 	rs_u64 exit_mismatches;           /* exit of a function not on top of the shadow stack */
 	rs_u64 ustacks_dropped;           /* -U: USTACK records lost (ring buffer full) */
 	rs_u64 args_dropped;              /* -A: FUNC_ARGS records the ring buffer had no room for */
-	rs_u64 stacks_deferred;           /* kernel stacks captured in two parts (bpf/stack_defer.bpf.h) */
-	rs_u64 stacks_completed;          /* of those, completed at the parent's exit (the rest unread) */
+	rs_u64 stacks_deferred;           /* kernel stacks whose capture waited (bpf/stack_defer.bpf.h) */
+	rs_u64 stacks_completed;          /* of those, completed at an ancestor's exit (the rest never needed) */
 };
 
 #endif

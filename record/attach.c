@@ -102,17 +102,13 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	t->skel = s;
 	s->rodata->emit_success = o->success == 1;
 	s->rodata->success_stacks = o->success == 1 && o->stacks;
-	/* two-part stacks (bpf/stack_defer.bpf.h), opt-in: in kprobe modes a
-	 * capture's fixed cost dominates, so they cost more than they save
-	 * (bench/record_overhead.sh A/B) and their verification slows the
-	 * load; not for success stacks, captured at successful calls, nor -I,
-	 * whose snapshots need them whole; nor fentry, where captures are
-	 * dear, yet: its code in every per-function clone made the verifier's
-	 * work per clone (attach) about 6x (83 functions: 8 s -> 48 s). Off,
+	/* deferred error stacks (bpf/stack_defer.bpf.h), on by default in
+	 * kprobe modes: a swallowed error costs no capture. Not for success
+	 * stacks, captured at successful calls, nor -I, whose snapshots need
+	 * them whole, nor fentry, whose context has no return address. Off,
 	 * the verifier drops it as dead code. */
 	s->rodata->defer_stacks = o->defer_stacks && !s->rodata->success_stacks && !o->interim &&
 				  mode != ATTACH_FENTRY;
-	s->rodata->defer_frames = mode == ATTACH_FENTRY ? 12 : 6;
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
 	s->rodata->use_lbr = use_lbr;
@@ -132,12 +128,9 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
-	/* two-part stacks' tables only when they are on (err_prop is a
-	 * preallocated hash of 8192 entries, about half a megabyte) */
+	/* deferred stacks' table only when they are on */
 	bpf_map__set_max_entries(s->maps.func_ranges,
 				 s->rodata->defer_stacks && sel->n ? (uint32_t)sel->n : 1);
-	if (!s->rodata->defer_stacks)
-		bpf_map__set_max_entries(s->maps.err_prop, 1);
 	if (mode == ATTACH_KPROBE_MULTI) {
 		uint32_t bits = 1;
 
@@ -207,8 +200,8 @@ static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 	return ret;
 }
 
-/* each traced function's code range, for two-part stacks: its kallsyms
- * symbol's extent (0 when unknown: its stacks are captured whole) */
+/* each traced function's code range, for deferred stacks: its kallsyms
+ * symbol's extent (0 when unknown: its failures' stacks are captured at once) */
 static int fill_func_ranges(struct retsnoop_bpf *s, const struct selection *sel,
 			    const struct ksyms *ks)
 {

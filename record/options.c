@@ -301,6 +301,7 @@ void record_opts_init(struct record_opts *o, int argc, char **argv)
 	o->sessions_size = 4096;
 	o->max_depth = RS_MAX_FSTACK_DEPTH;
 	o->kprobe_session = true;
+	o->defer_stacks = true;
 	o->ustack_size = 16384;
 	o->args_max_total = 3072;
 	o->args_max_sized = 256;

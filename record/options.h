@@ -27,7 +27,7 @@ struct record_opts {
 	struct filter_opts f;    /* -p/-P/-n/-N/-x/-X/-L/-S, as the report has them */
 	int success;             /* -1 auto, 0 error-only, 1 success stacks */
 	bool trace, interim, stacks, stacks_set;
-	bool defer_stacks;       /* -C bpf.defer-stacks=true */
+	bool defer_stacks;       /* -C bpf.defer-stacks (default true) */
 	bool kprobe_session;     /* -C bpf.kprobe-session (default true): -M as one kprobe.session link where the kernel has it */
 	bool lbr;
 	uint64_t lbr_flags;

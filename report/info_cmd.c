@@ -298,8 +298,8 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	if (c->fargs || b->args_dropped)   /* -A recordings only */
 		printf("  %-26s %" PRIu64 "\n", "argument records dropped", b->args_dropped);
 	if (b->stacks_deferred)   /* bpf/stack_defer.bpf.h */
-		printf("  %-26s %" PRIu64 " in two parts, %" PRIu64 " completed, %" PRIu64
-		       " never read (not captured whole)\n", "kernel stacks", b->stacks_deferred,
+		printf("  %-26s %" PRIu64 " deferred, %" PRIu64 " completed, %" PRIu64
+		       " never needed (error swallowed: not captured)\n", "kernel stacks", b->stacks_deferred,
 		       b->stacks_completed, b->stacks_deferred - b->stacks_completed);
 	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
 	if (st->prog_misses_known && (st->prog_misses_entry || st->prog_misses_exit))

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# stack_defer.sh - VM checks of two-part kernel stacks (bpf/stack_defer.bpf.h;
+# stack_defer.sh - VM checks of deferred kernel stacks (bpf/stack_defer.bpf.h;
 # Debian 6.12 cloud kernel in qemu, one boot): a failing call's stack is
-# captured up to its traced parent's call site and completed at the
-# parent's exit, or never completed when the parent swallows the error. The
-# stacks shown must be the ones a whole capture gives. In -M, -K and -F:
-#  * workloads with swallowed and propagated errors, each run three times
-#    (the first failure of each function is split, later ones follow what
-#    the last one did): failing openat() through the VFS path walk, the
-#    bpf preset on a percpu-array map whose failed allocation is followed
-#    by cleanup calls (stitched stacks), a BPF program load the verifier
-#    rejects (deep chains), each with about 20 traced functions (-K and -F
-#    attach them one by one), recorded with -C bpf.defer-stacks=true and
-#    again with the default (off) after a warm-up run;
+# captured only once its error goes on (return addresses kept while each
+# call returns into its traced parent, the rest captured at the first exit
+# that does not), never when a parent swallows the error. The stacks shown
+# must be the ones a capture at the failing call gives. In -M, -K and -F:
+#  * workloads with swallowed and propagated errors, each run three times:
+#    failing openat() through the VFS path walk, the bpf preset on a
+#    percpu-array map whose failed allocation is followed by cleanup calls
+#    (stitched stacks), a BPF program load the verifier rejects (deep
+#    chains), each with about 20 traced functions (-K and -F attach them
+#    one by one), recorded with the default (deferred in kprobe modes) and
+#    again with -C bpf.defer-stacks=false after a warm-up run;
 #  * the distinct per-session stacks (the visible kernel frames as
 #    symbol+offset and the frame each traced call is shown on, from the
 #    JSON output) are the same sets with and without;
-#  * retsnoop-report info of the recordings with it counts stacks captured
-#    in two parts and completed ones (so the comparison covered completed
-#    stacks; -F none: fentry captures whole for now) and those without the
-#    key count none.
+#  * retsnoop-report info of the default recordings counts deferred stacks,
+#    completed ones (so the comparison covered completed stacks) and
+#    never-captured ones (-F none: fentry captures at the failing call),
+#    and those with the key off count none.
 # Prints "vm-stack-defer: N passed, N failed" last; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -39,8 +39,8 @@ for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
 	W="./simfail \$c; ./simfail \$c; ./simfail \$c"
 	sh -c "\$W" >/dev/null 2>&1
 	for m in M K F; do
-		run d-\$m-\$c \$R -\$m \$g -C bpf.defer-stacks=true -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
-		run n-\$m-\$c \$R -\$m \$g -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
+		run d-\$m-\$c \$R -\$m \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
+		run n-\$m-\$c \$R -\$m \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
 	done
 done
 EOF
@@ -56,7 +56,7 @@ sigs() {
 		[.frames[] | "\(.func)@\(.kstack_index)"]]' | sort -u
 }
 split_counts() {  # FILE -> "deferred completed" from retsnoop-report info
-	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *kernel stacks *\([0-9]*\) in two parts, \([0-9]*\) completed.*/\1 \2/p'
+	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *kernel stacks *\([0-9]*\) deferred, \([0-9]*\) completed.*/\1 \2/p'
 }
 for m in M K F; do
 	dsum=0; csum=0
@@ -72,21 +72,22 @@ for m in M K F; do
 			continue
 		fi
 		if [ "$sd" = "$sn" ]; then
-			ok "-$m $c: the same stacks with and without two-part capture ($(wc -l <<<"$sn") distinct)"
+			ok "-$m $c: the same stacks with and without deferred capture ($(wc -l <<<"$sn") distinct)"
 		else
-			bad "-$m $c: stacks differ with two-part capture"
+			bad "-$m $c: stacks differ with deferred capture"
 			diff <(echo "$sn") <(echo "$sd") | head -20
 		fi
-		check "-$m $c: without it, info counts no two-part stack" test -z "$(split_counts "$n")"
+		check "-$m $c: without it, info counts no deferred stack" test -z "$(split_counts "$n")"
 		read -r dd cc <<<"$(split_counts "$d")"
 		dsum=$((dsum + ${dd:-0})); csum=$((csum + ${cc:-0}))
 	done
-	if [ $m = F ]; then   # not in fentry clones yet (record/attach.c says why)
-		check "-F: every stack captured whole ($dsum in two parts)" test "$dsum" = 0
+	if [ $m = F ]; then   # fentry has no return address (record/attach.c)
+		check "-F: every stack captured at the failing call ($dsum deferred)" test "$dsum" = 0
 		continue
 	fi
-	check "-$m: stacks were captured in two parts ($dsum)" test "$dsum" -gt 0
-	check "-$m: some were completed at the parent's exit ($csum) and shown above" test "$csum" -gt 0
+	check "-$m: stacks were deferred ($dsum)" test "$dsum" -gt 0
+	check "-$m: some were completed at an ancestor's exit ($csum) and shown above" test "$csum" -gt 0
+	check "-$m: some were never captured: their error was swallowed ($((dsum - csum)))" test "$csum" -lt "$dsum"
 	check "-$m: completed <= deferred" test "$csum" -le "$dsum"
 done
 echo "vm-stack-defer: $PASS passed, $FAIL failed"
