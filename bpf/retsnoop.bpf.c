@@ -685,8 +685,8 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kct
 		s->saved_depth = s->saved_max_depth = 0;
 		s->pend_depth[sl] = -1;
 	}
-	if (kctx && defer_stacks)
-		rs_defer_exit(ctx, s, d);
+	if (kctx && defer_stacks && (s->pend_depth[0] >= 0 || s->pend_depth[1] >= 0))
+		rs_defer_exit(ctx, s, d);   /* a chain waits for an exit */
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);

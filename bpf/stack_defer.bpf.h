@@ -4,22 +4,23 @@
  *
  * A capture unwinds every frame up to the syscall entry, several thousand
  * instructions, and most first failures of a succeeding syscall are
- * swallowed by the failing call's traced parent (a NULL lookup result, an
- * -EAGAIN retried): nobody reads that stack. At a kprobe exit the
- * registers' ip is the failing call's return address, the first entry of
- * its stack. When that address lies inside the function of the traced
- * parent frame (the parent called it, directly or through an untraced
- * tail call), the rest of the stack is exactly the parent's stack at its
- * own exit. So the first failure keeps that one address; at the parent's
- * exit the chain is dropped if the parent swallowed the error, else the
- * parent's return address is appended the same way, and the first exit
- * whose return address is not inside its traced parent (at the latest the
- * session's entry function) captures the remaining stack behind the
- * addresses kept. The result is the stack one capture at the failing call
- * gives, for at most one capture per error chain and none for a swallowed
- * one. Off (whole captures at the failing call) through fentry, whose
- * context has no return address, for success stacks and for -I, whose
- * snapshots need whole stacks (record/attach.c). */
+ * swallowed by a traced caller (a NULL lookup result, an -EAGAIN retried):
+ * nobody reads that stack. At a kprobe exit the registers' ip is the
+ * failing call's return address, the first entry of its stack. When it
+ * lies inside the function of one of the nearest traced ancestor frames
+ * (its parent, or further up when the parent tail-called it), the rest of
+ * the stack is exactly that ancestor's stack at its own exit. So the first
+ * failure keeps that one address (when it returned into untraced code, the
+ * few entries of a short unwind up to such an ancestor's call site), and
+ * at that ancestor's exit the chain is dropped if the error was swallowed,
+ * else the ancestor's own return address is kept the same way; the first
+ * exit that reaches no traced ancestor (at the latest the session's entry
+ * function's) unwinds the rest behind the addresses kept. The result is the
+ * stack one capture at the failing call gives, for fewer frames unwound,
+ * and none (or a short unwind) for a swallowed error. Off (whole captures
+ * at the failing call) through fentry, whose context has no return
+ * address, for success stacks and for -I, whose snapshots need whole
+ * stacks (record/attach.c). */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -28,36 +29,86 @@ struct {
 	__type(value, struct rs_func_range);
 } func_ranges SEC(".maps");
 
-/* is ip (a return address) inside the function of frame d? */
-static __always_inline bool ip_in_frame(struct session *s, u32 d, u64 ip)
+/* the code range of frame d's function (NULL: unknown) */
+static __always_inline struct rs_func_range *frame_range(struct session *s, u32 d)
 {
 	u32 f = s->frames[FIDX(d)].func_id;
 	struct rs_func_range *r = bpf_map_lookup_elem(&func_ranges, &f);
 
-	return r && r->end && ip >= r->start && ip < r->end;
+	return r && r->end ? r : NULL;
+}
+
+/* traced ancestors looked for (a tail call leaves its caller no return
+ * address: the failing call's may be in its grandparent's code), and the
+ * entries of a short unwind looked at for one of their call sites */
+#define DEFER_ANCESTORS 3
+#define DEFER_SHORT 3
+#define KIDX(i) ((i) & (2 * RS_MAX_KSTACK_DEPTH - 1))   /* verifier bound, see callers */
+
+struct ancestors {
+	struct rs_func_range *r[DEFER_ANCESTORS];
+};
+
+/* which of frame d's nearest traced ancestors has ip in its code: how
+ * many frames up (1: the parent), 0 for none */
+static __always_inline u32 ancestor_of(const struct ancestors *an, u64 ip)
+{
+	for (u32 a = 0; a < DEFER_ANCESTORS; a++) {
+		const struct rs_func_range *r = an->r[a];
+
+		if (r && ip >= r->start && ip < r->end)
+			return a + 1;
+	}
+	return 0;
 }
 
 /* slot's chain, with n return addresses kept, at the exit of frame d:
- * keep this exit's return address too and wait for frame d - 1, or
- * capture the rest of the stack behind them now */
+ * when this exit returns into one of the nearest traced ancestors, keep
+ * that return address (when it returns into untraced code, the few frames
+ * of a short unwind up to such an ancestor's call site) and wait for that
+ * ancestor's exit; else capture the rest of the stack behind them now */
 static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u32 slot, u32 d, u32 n)
 {
 	u64 ip = PT_REGS_IP(ctx);
+	struct ancestors an = {};
+	u64 *ks;
 	s32 sz;
+	u32 a, k, cnt;
 
 	slot &= 1;
-	if (d > 0 && d < RS_MAX_FSTACK_DEPTH && n < RS_MAX_KSTACK_DEPTH - 1 &&
-	    ip_in_frame(s, d - 1, ip)) {
-		s->kstack[slot][n & (RS_MAX_KSTACK_DEPTH - 1)] = ip;
-		s->pend_n[slot] = n + 1;
-		s->pend_depth[slot] = d - 1;
-		s->kstack_sz[slot] = (n + 1) * 8;
-		return;
+	ks = s->kstack[slot];
+	if (n > RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 1 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
+		goto whole;
+	for (a = 0; a < DEFER_ANCESTORS; a++)
+		if (a < d)
+			an.r[a] = frame_range(s, d - 1 - a);
+	k = 0;
+	a = ancestor_of(&an, ip);
+	if (a) {
+		ks[KIDX(n)] = ip;
+		goto wait;
 	}
+	/* through untraced code: its frames, up to an ancestor's call site */
+	sz = bpf_get_stack(ctx, (void *)ks + n * 8, DEFER_SHORT * 8, 0);
+	cnt = sz > 0 ? (u32)sz / 8 : 0;
+	for (k = 1; k < DEFER_SHORT; k++) {
+		if (k >= cnt)
+			break;
+		a = ancestor_of(&an, ks[KIDX(n + k)]);
+		if (a)
+			goto wait;
+	}
+	goto whole;
+wait:
+	s->pend_n[slot] = n + k + 1;
+	s->pend_depth[slot] = d - a;
+	s->kstack_sz[slot] = (n + k + 1) * 8;
+	return;
+whole:
 	s->pend_depth[slot] = -1;
 	if (n >= RS_MAX_KSTACK_DEPTH)
 		n = RS_MAX_KSTACK_DEPTH - 1;
-	sz = bpf_get_stack(ctx, (void *)s->kstack[slot] + n * 8, sizeof(s->kstack[0]) - n * 8, 0);
+	sz = bpf_get_stack(ctx, (void *)ks + n * 8, sizeof(s->kstack[0]) - n * 8, 0);
 	s->kstack_sz[slot] = n * 8 + (sz > 0 ? sz : 0);
 	if (n)
 		stat_inc(&stats.stacks_completed);
@@ -85,28 +136,33 @@ __noinline int rs_defer_first(struct pt_regs *ctx, struct session *s, u32 d)
 	return 0;
 }
 
+/* slot's chain at the exit of frame d (rs_defer_exit) */
+static __always_inline void defer_exit_slot(struct pt_regs *ctx, struct session *s, u32 d, u32 slot)
+{
+	s32 pd = s->pend_depth[slot & 1];
+
+	if (pd < 0 || (u32)pd < d)
+		return;
+	if (slot == (s->cur & 1u) && !s->is_err) {
+		s->pend_depth[slot & 1] = -1;
+		s->kstack_sz[slot & 1] = 0;
+		return;
+	}
+	/* pd > d: frames above d were left without their exits (a missed
+	 * return): what is kept goes on from here */
+	defer_step(ctx, s, slot, d, s->pend_n[slot & 1]);
+}
+
 /* the exit of the function at frame d, after its result updated is_err:
  * the chains waiting for it go on (defer_step) or, when the current one
  * ended here without an error, are let go (a saved chain that can no
  * longer be stitched was dropped by the caller) */
 __noinline int rs_defer_exit(struct pt_regs *ctx, struct session *s, u32 d)
 {
-	if (!s || (s->pend_depth[0] < 0 && s->pend_depth[1] < 0))
+	if (!s)
 		return 0;
-	for (u32 slot = 0; slot < 2; slot++) {
-		s32 pd = s->pend_depth[slot];
-		bool cur = slot == (s->cur & 1u);
-
-		if (pd < 0 || (u32)pd < d)
-			continue;
-		if (cur && !s->is_err) {
-			s->pend_depth[slot] = -1;
-			s->kstack_sz[slot] = 0;
-			continue;
-		}
-		/* pd > d: frames above d were left without their exits (a
-		 * missed return): what is kept goes on from here */
-		defer_step(ctx, s, slot, d, s->pend_n[slot]);
-	}
+	/* no loop: 6.1's verifier refuses the one clang makes here */
+	defer_exit_slot(ctx, s, d, 0);
+	defer_exit_slot(ctx, s, d, 1);
 	return 0;
 }
