@@ -127,8 +127,10 @@ static __always_inline void handle_probe(void *ctx, u64 cookie)
 	if (s && s->active && !s->defunct && s->depth) {
 		now = bpf_ktime_get_ns();
 		seq_id = s->next_seq_id++;
-		if (emit_trace)
+		if (emit_trace) {
+			rs_trace_flush(s);   /* the session's records in order */
 			probe_emit(ctx, s, cookie, seq_id, now);
+		}
 		if (emit_interim)
 			submit_session(ctx, s, RS_SESS_INTERIM | RS_SUBMIT_PROBE, now);
 	}

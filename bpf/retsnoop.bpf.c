@@ -61,6 +61,8 @@ struct session {
 	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
 	u16 pend_n[2];               /* continues the pend_n return addresses kept */
 	s32 lbrs_sz[2];
+	u32 tb_n;                    /* -T: entries waiting in tb[] */
+	struct rs_trace_ent tb[RS_TRACE_BATCH];
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
 	u64 kstack[3][RS_MAX_KSTACK_DEPTH];
@@ -239,15 +241,15 @@ static __always_inline bool is_failure(u32 flags, s64 res)
 	return (u64)res >= (u64)-4095LL;
 }
 
-static __always_inline void emit_session_start(struct session *s)
+/* false when the ring buffer had no room (counted) */
+static __always_inline bool emit_session_start(struct session *s)
 {
 	struct rs_rec_session_start *r;
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		stat_inc(&stats.records_dropped);
-		s->defunct = true;
-		return;
+		return false;
 	}
 	r->hdr.type = RS_REC_SESSION_START;
 	r->hdr.size = sizeof(*r);
@@ -259,36 +261,86 @@ static __always_inline void emit_session_start(struct session *s)
 	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);   /* SESSION_END wakes the reader */
 	s->start_emitted = true;
+	return true;
 }
 
+/* trace records the reader will never see: counted in the session (its
+ * SESSION_END says so) and once as an incomplete session */
+static __always_inline void trace_lost(struct session *s, u32 n)
+{
+	__sync_fetch_and_add(&stats.records_dropped, n);
+	s->dropped_records += n;
+	if (!s->counted_incomplete) {
+		s->counted_incomplete = true;
+		stat_inc(&stats.sessions_incomplete);
+	}
+}
+
+/* -T: the entries waiting in the session's batch into the ring buffer as
+ * one TRACE_BATCH record, after the session's SESSION_START if it has not
+ * been sent yet. A BPF global function: verified once, whatever its
+ * callers' states. */
+__noinline int rs_trace_flush(struct session *s)
+{
+	struct rs_rec_trace_batch *b = NULL;
+	struct bpf_dynptr dp;
+	u64 fixed[__builtin_offsetof(struct rs_rec_trace_batch, e) / 8];
+	u32 n, sz;
+
+	if (!s)
+		return 0;
+	n = s->tb_n;
+	if (!n)
+		return 0;
+	s->tb_n = 0;
+	if (n > RS_TRACE_BATCH)
+		n = RS_TRACE_BATCH;
+	if (!s->start_emitted && !emit_session_start(s)) {
+		trace_lost(s, n);
+		return 0;
+	}
+	sz = n * sizeof(struct rs_trace_ent);
+	if (bpf_ringbuf_reserve_dynptr(&rb, sizeof(fixed) + sz, 0, &dp)) {
+		bpf_ringbuf_discard_dynptr(&dp, 0);
+		trace_lost(s, n);
+		return 0;
+	}
+	b = (void *)fixed;
+	b->hdr.type = RS_REC_TRACE_BATCH;
+	b->hdr.size = sizeof(fixed) + sz;
+	b->sess_id = s->sess_id;
+	b->n = n;
+	b->_pad = 0;
+	bpf_dynptr_write(&dp, 0, fixed, sizeof(fixed), 0);
+	bpf_dynptr_write(&dp, sizeof(fixed), s->tb, sz, 0);
+	/* no wakeup: SESSION_END's, or the reader's poll timeout, reads it */
+	bpf_ringbuf_submit_dynptr(&dp, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* -T: one entry or exit into the session's batch (sent when full) */
 static __always_inline void emit_trace_rec(struct session *s, u32 type, u32 seq_id, u32 func_id,
 				       u32 depth, s64 res, u64 lat, u64 ts)
 {
-	struct rs_rec_trace *r;
+	u32 i = s->tb_n;
+	struct rs_trace_ent *e;
 
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
-	if (!r) {
-		stat_inc(&stats.records_dropped);
-		s->dropped_records++;
-		if (!s->counted_incomplete) {
-			s->counted_incomplete = true;
-			stat_inc(&stats.sessions_incomplete);
-		}
+	if (i >= RS_TRACE_BATCH) {   /* never: a full batch is sent at once */
+		trace_lost(s, 1);
 		return;
 	}
-	r->hdr.type = type;
-	r->hdr.size = sizeof(*r);
-	r->sess_id = s->sess_id;
-	r->ts = ts;
-	r->seq_id = seq_id;
-	r->func_id = func_id;
-	r->depth = depth;
-	r->_pad[0] = r->_pad[1] = r->_pad[2] = 0;
-	r->res = res;
-	r->lat_ns = lat;
-	/* no wakeup per trace record: one wakeup per session (at SESSION_END) or
-	 * the reader's poll timeout keeps the consumer cost per session, not per call */
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	e = &s->tb[i & (RS_TRACE_BATCH - 1)];
+	e->ts = ts;
+	e->seq_id = seq_id;
+	e->func_id = func_id;
+	e->depth = depth;
+	e->type = type;
+	e->_pad = 0;
+	e->res = res;
+	e->lat_ns = lat;
+	s->tb_n = i + 1;
+	if (i + 1 == RS_TRACE_BATCH)
+		rs_trace_flush(s);
 }
 
 static __always_inline void capture_lbrs(struct session *s)
@@ -333,6 +385,14 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 			if (dur < duration_ns)
 				flags |= RS_SESS_IGNORED;
 		}
+	}
+	/* -T: the batch goes before the session's other records; a final
+	 * snapshot nobody will see drops it */
+	if (emit_trace) {
+		if (!(flags & RS_SESS_IGNORED))
+			rs_trace_flush(s);
+		else if (!(flags & RS_SESS_INTERIM))
+			s->tb_n = 0;
 	}
 	/* an ignored session only needs a record when user space holds its
 	 * trace records (SESSION_START was sent) */
@@ -484,6 +544,7 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	s->kstack_sz[0] = s->kstack_sz[1] = 0;
 	s->pend_depth[0] = s->pend_depth[1] = -1;
 	s->lbrs_sz[0] = s->lbrs_sz[1] = 0;
+	s->tb_n = 0;
 	bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
 	t = (struct task_struct *)bpf_get_current_task();
 	BPF_CORE_READ_STR_INTO(&s->proc_comm, t, group_leader, comm);
@@ -522,8 +583,10 @@ static __always_inline bool handle_entry(void *ctx, u64 cookie)
 	now = bpf_ktime_get_ns();   /* one clock read per call: the session's start too */
 	if (fresh) {
 		s->start_ts = now;
-		if (emit_trace || capture_args)   /* -A: FUNC_ARGS records need their session */
-			emit_session_start(s);
+		/* -A: FUNC_ARGS records need their session now; -T alone sends
+		 * it with the first batch (a session not shown sends nothing) */
+		if (capture_args && !emit_session_start(s))
+			s->defunct = true;
 	}
 	if (s->defunct) {
 		s->overflow_depth++;
@@ -553,8 +616,11 @@ static __always_inline bool handle_entry(void *ctx, u64 cookie)
 	s->depth = d + 1;
 	s->max_depth = d + 1;
 	s->is_err = false;
-	if (emit_trace)
+	if (emit_trace) {
 		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[FIDX(d)].seq_id, id, d + 1, 0, 0, now);
+		if (capture_args)   /* records of a session reach the reader in order */
+			rs_trace_flush(s);
+	}
 	args_capture(ctx, s->sess_id, s->frames[FIDX(d)].seq_id, id);
 	return true;
 }

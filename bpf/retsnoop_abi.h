@@ -80,6 +80,10 @@ enum rs_rec_type {
 	RS_REC_USTACK        = 8, /* -U: user registers and stack copy of a session */
 	RS_REC_UMAPS         = 9, /* -U: a process's executable mappings (written by
 				   * the recorder from user space, not by BPF) */
+	RS_REC_TRACE_BATCH   = 10, /* ring buffer only, never in a file: -T entries
+				    * and exits of one session, expanded by the
+				    * recorder into TRACE_ENTRY/EXIT records
+				    * (record/trace_batch.c) */
 };
 
 /* Variable-sized records (FUNC_ARGS, PROBE, USTACK, UMAPS): hdr.size is
@@ -153,6 +157,30 @@ struct rs_rec_trace {
 	rs_u16 _pad[3];
 	rs_s64 res;                       /* exit only */
 	rs_u64 lat_ns;                    /* exit only */
+};
+
+/* -T: the kernel side keeps a session's entries and exits in its own
+ * storage and sends them RS_TRACE_BATCH at a time (or before any other
+ * record of the session, or at its end), one ring-buffer record instead of
+ * one per call end; a succeeding session that is not shown sends none */
+#define RS_TRACE_BATCH 64
+struct rs_trace_ent {
+	rs_u64 ts;
+	rs_u32 seq_id;
+	rs_u32 func_id;
+	rs_u16 depth;                     /* 1-based */
+	rs_u16 type;                      /* RS_REC_TRACE_ENTRY / RS_REC_TRACE_EXIT */
+	rs_u32 _pad;
+	rs_s64 res;                       /* exit only */
+	rs_u64 lat_ns;                    /* exit only */
+};
+
+struct rs_rec_trace_batch {
+	struct rs_rec_hdr hdr;            /* RS_REC_TRACE_BATCH; size: e[n] */
+	rs_u64 sess_id;
+	rs_u32 n;                         /* entries in e[], 1..RS_TRACE_BATCH */
+	rs_u32 _pad;
+	struct rs_trace_ent e[RS_TRACE_BATCH];
 };
 
 struct rs_lbr_entry {
