@@ -27,7 +27,8 @@
 # per syscall, ns per traced call, the floor's ns per traced call, the ratio
 # and the issue's target for it (met or MISSED; -K and -M -A have none).
 # Also: start-up of a one-function recording of /bin/true against bpftrace's
-# one-probe start-up, the recorder's peak RSS and BPF map memory, and attach +
+# one-probe start-up, the recorder's peak RSS and BPF map memory, its own
+# CPU time per recorded session (-M and -M -T), and attach +
 # detach of about 1k and 10k functions (the same globs given to both).
 #
 # Usage: bench/record_overhead.sh   (env: N=20000 syscalls per run, RUNS=3,
@@ -127,20 +128,29 @@ while [ \$i -lt \$RUNS ]; do
 done
 # the recorder's memory on the failing workload
 res mem \$(./bench_tool run ./retsnoop-record -M -e __x64_sys_openat \$ra -o /tmp/m.rsr -- ./bench_tool loop fail \$N 2>/dev/null | grep wall_ms)
-# the consumer: the recorder's own CPU time (user and system) while it
-# records the failing workload's sessions (system-wide by name, so that the
-# workload's CPU is not the recorder's child's; it stops itself after N
-# sessions), minus that of the same recording of nothing for 1 s (start-up
-# and detach), per session recorded
+# the consumer: the recorder's own CPU time while it records the failing
+# workload's sessions (system-wide by name, so that the workload is not its
+# child), read from /proc/PID/task/*/schedstat (ns on a CPU, all threads)
+# just before the workload and 1.5 s after it (the reader's poll timeout and
+# the file's 1 s flush, so its compression counts too): the recorder's own
+# start-up and detach are outside the window. Per session recorded, -M and
+# -M -T.
+cpu_ns() { cat /proc/\$1/task/*/schedstat 2>/dev/null | awk '{ s += \$1 } END { printf "%.0f", s }'; }
 for v in \$RSV; do
 	bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
-	res cpu0 \$v \$(./bench_tool run \$bin -M -n bench_tool --duration 1 -e __x64_sys_openat \$ra -o /tmp/c.rsr 2>/dev/null | grep -o 'cpu_ms [0-9.]*')
-	rm -f /tmp/c.err
-	./bench_tool run \$bin -v -M -n bench_tool --stop-after \$N --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/tmp/c.run 2>/tmp/c.err &
-	i=0; while ! grep -q '^Recording ' /tmp/c.err 2>/dev/null && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
-	./bench_tool loop fail \$N >/dev/null
-	wait
-	res cpu \$v \$(grep -o 'cpu_ms [0-9.]*' /tmp/c.run) sessions \$(sed -n 's/^\([0-9]*\) sessions, .*/\1/p' /tmp/c.err)
+	for m in M MT; do
+		fl=-M; [ \$m = MT ] && fl="-M -T"
+		rm -f /tmp/c.err
+		\$bin -v \$fl -n bench_tool --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/dev/null 2>/tmp/c.err &
+		P=\$!
+		i=0; while ! grep -q '^Recording ' /tmp/c.err 2>/dev/null && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+		t0=\$(cpu_ns \$P)
+		./bench_tool loop fail \$N >/dev/null
+		sleep 1.5
+		t1=\$(cpu_ns \$P)
+		kill -INT \$P; wait \$P
+		res cpu \$v \$m ns \$((t1 - t0)) sessions \$(sed -n 's/^\([0-9]*\) sessions, .*/\1/p' /tmp/c.err)
+	done
 done
 # attach + detach at about SIZE functions: whole "subsystem_" prefixes of
 # leaf-ish code (nothing the tracing path itself runs), biggest first
@@ -234,10 +244,9 @@ echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrac
 		b / a, (a <= b) ? "met" : "MISSED" }'))"
 [ -z "${BASE:-}" ] || echo "start-up of BASE (rs0): $(med_field startup rs0 wall_ms) ms"
 echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
-awk '$1 == "cpu0" { c0[$2] = $4 }
-	$1 == "cpu" { for (i = 3; i < NF; i++) { if ($i == "cpu_ms") c = $(i + 1); if ($i == "sessions") s = $(i + 1) }
-	if (s > 0 && ($2 in c0)) printf "recorder CPU (user + system) per recorded session, failing workload, -M: %s %.1f us (%.0f ms for %d sessions minus %.0f ms to start and stop)\n",
-		$2, (c - c0[$2]) * 1000 / s, c, s, c0[$2] }' "$R"
+awk '$1 == "cpu" { ns = 0; n = 0; for (i = 4; i < NF; i++) { if ($i == "ns") ns = $(i + 1); if ($i == "sessions") n = $(i + 1) }
+	if (n > 0) printf "recorder CPU per recorded session, failing workload, %s: %s %.1f us (%.1f ms for %d sessions, from the schedstat of its threads)\n",
+		$3 == "MT" ? "-M -T" : "-M", $2, ns / 1000 / n, ns / 1e6, n }' "$R"
 for size in $SIZES; do
 	rs=$(awk -v s="$size" '$1 == "att" && $2 == "rs" && $3 == s' "$R")
 	bt=$(awk -v s="$size" '$1 == "att" && $2 == "bt" && $3 == s' "$R")
