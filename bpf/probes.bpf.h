@@ -26,16 +26,6 @@ struct {
 	__type(value, struct probe_buf);
 } probe_scratch SEC(".maps");
 
-static __always_inline void probe_lost(struct session *s)
-{
-	stat_inc(&stats.records_dropped);
-	s->dropped_records++;
-	if (!s->counted_incomplete) {
-		s->counted_incomplete = true;
-		stat_inc(&stats.sessions_incomplete);
-	}
-}
-
 static __always_inline void probe_fill(struct rs_rec_probe *r, struct session *s, u64 cookie,
 				       u32 seq_id, u64 now)
 {
@@ -93,7 +83,7 @@ static __always_inline void probe_emit_ctx(void *ctx, struct session *s, u64 coo
 	size = (u32)sizeof(*r) + len + ((8 - (len & 7)) & 7);
 	r->hdr.size = size;
 	if (bpf_ringbuf_output(&rb, r, size, BPF_RB_NO_WAKEUP))
-		probe_lost(s);
+		records_lost(s, 1);
 }
 
 static __always_inline void probe_emit(void *ctx, struct session *s, u64 cookie, u32 seq_id,
@@ -107,7 +97,7 @@ static __always_inline void probe_emit(void *ctx, struct session *s, u64 cookie,
 	}
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
-		probe_lost(s);
+		records_lost(s, 1);
 		return;
 	}
 	probe_fill(r, s, cookie, seq_id, now);

@@ -264,9 +264,10 @@ static __always_inline bool emit_session_start(struct session *s)
 	return true;
 }
 
-/* trace records the reader will never see: counted in the session (its
- * SESSION_END says so) and once as an incomplete session */
-static __always_inline void trace_lost(struct session *s, u32 n)
+/* n records of the session the reader will never see (-T entries and
+ * exits, -J probe hits): counted in the session (its SESSION_END says so)
+ * and once as an incomplete session */
+static __always_inline void records_lost(struct session *s, u32 n)
 {
 	__sync_fetch_and_add(&stats.records_dropped, n);
 	s->dropped_records += n;
@@ -296,13 +297,13 @@ __noinline int rs_trace_flush(struct session *s)
 	if (n > RS_TRACE_BATCH)
 		n = RS_TRACE_BATCH;
 	if (!s->start_emitted && !emit_session_start(s)) {
-		trace_lost(s, n);
+		records_lost(s, n);
 		return 0;
 	}
 	sz = n * sizeof(struct rs_trace_ent);
 	if (bpf_ringbuf_reserve_dynptr(&rb, sizeof(fixed) + sz, 0, &dp)) {
 		bpf_ringbuf_discard_dynptr(&dp, 0);
-		trace_lost(s, n);
+		records_lost(s, n);
 		return 0;
 	}
 	b = (void *)fixed;
@@ -326,7 +327,7 @@ static __always_inline void emit_trace_rec(struct session *s, u32 type, u32 seq_
 	struct rs_trace_ent *e;
 
 	if (i >= RS_TRACE_BATCH) {   /* never: a full batch is sent at once */
-		trace_lost(s, 1);
+		records_lost(s, 1);
 		return;
 	}
 	e = &s->tb[i & (RS_TRACE_BATCH - 1)];

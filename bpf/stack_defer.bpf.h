@@ -129,8 +129,7 @@ __noinline int rs_defer_first(struct pt_regs *ctx, struct session *s, u32 d)
 	if (!s)
 		return 0;
 	slot = s->cur & 1;
-	s->pend_depth[slot] = -1;
-	defer_step(ctx, s, slot, d, 0);
+	defer_step(ctx, s, slot, d, 0);   /* sets pend_depth either way */
 	if (s->pend_depth[slot] >= 0)
 		stat_inc(&stats.stacks_deferred);
 	return 0;
