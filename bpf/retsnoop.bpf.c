@@ -628,12 +628,16 @@ static __always_inline bool handle_entry(void *ctx, u64 cookie)
 
 /* a chain's first failure at frame d: its kernel stack, deferred where it
  * can be (kprobe programs, bpf/stack_defer.bpf.h) or captured now */
-static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, bool kctx)
+static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, u32 id, bool kctx)
 {
 	u32 slot = s->cur & 1;
 
 	if (kctx && defer_stacks) {
 		rs_defer_first(ctx, s, d);
+		return;
+	}
+	if (defer_stacks) {
+		fexit_defer_first(ctx, s, d, id);
 		return;
 	}
 	s->pend_depth[slot] = -1;
@@ -723,7 +727,7 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kct
 					s->kstack_sz[s->cur & 1] = 0;
 					s->pend_depth[s->cur & 1] = -1;
 				} else {
-					first_failure_stack(ctx, s, d, kctx);
+					first_failure_stack(ctx, s, d, id, kctx);
 				}
 				capture_lbrs(s);
 			}
@@ -752,8 +756,12 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kct
 		s->saved_depth = s->saved_max_depth = 0;
 		s->pend_depth[sl] = -1;
 	}
-	if (kctx && defer_stacks && (s->pend_depth[0] >= 0 || s->pend_depth[1] >= 0))
-		rs_defer_exit(ctx, s, d);   /* a chain waits for an exit */
+	if (defer_stacks && (s->pend_depth[0] >= 0 || s->pend_depth[1] >= 0)) {
+		if (kctx)
+			rs_defer_exit(ctx, s, d);   /* a chain waits for an exit */
+		else
+			fexit_defer_exit(ctx, s, d, id);
+	}
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);

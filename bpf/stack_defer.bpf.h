@@ -18,9 +18,16 @@
  * function's) unwinds the rest behind the addresses kept. The result is the
  * stack one capture at the failing call gives, for fewer frames unwound,
  * and none (or a short unwind) for a swallowed error. Off (whole captures
- * at the failing call) through fentry, whose context has no return
- * address, for success stacks and for -I, whose snapshots need whole
- * stacks (record/attach.c). */
+ * at the failing call) for success stacks and for -I, whose snapshots need
+ * whole stacks (record/attach.c).
+ *
+ * Through fentry the context is the arguments, not the registers: the
+ * return addresses come from the BPF trampoline's frame (fexit_frame), and
+ * a stack completed later is unwound past the program's and trampoline's
+ * own frames (fexit_skip, learned from the first whole capture). The
+ * traced ancestors' trampoline frames, between an ancestor's return
+ * address and its entry's, are not in such a stack: the report hides them
+ * anyway (report/stack_view.c). */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -164,4 +171,152 @@ __noinline int rs_defer_exit(struct pt_regs *ctx, struct session *s, u32 d)
 	defer_exit_slot(ctx, s, d, 0);
 	defer_exit_slot(ctx, s, d, 1);
 	return 0;
+}
+
+/* ------------------------------------------------------------ fentry */
+
+/* the x86-64 BPF trampoline's frame, upwards from an fexit program's
+ * context: the traced function's argument registers (bpf_get_func_arg_cnt
+ * of them), its return value, the trampoline's saved frame pointer, the
+ * return address into the function's patched entry (the "site", a few bytes
+ * past its start: checked, or nothing is deferred) and the function's own
+ * return address into its caller */
+#define FENTRY_SITE_MAX 16
+
+struct fexit_ret {
+	u64 site, caller;
+};
+
+__u32 fexit_skip = 0;          /* frames above the site in an fexit capture, + 1 (0: not learned) */
+bool fexit_defer_broken = false;   /* a completed capture did not start at the site: off (recorder warns) */
+
+static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w)
+{
+	struct rs_func_range *r = bpf_map_lookup_elem(&func_ranges, &id);
+	u64 n = bpf_get_func_arg_cnt(ctx), p = 0;
+
+	if (!r || !r->end || n > 16 || fexit_defer_broken)
+		return false;
+	/* the context's address as a number (the verifier allows no
+	 * arithmetic on it): read back from where it was spilled */
+	if (bpf_probe_read_kernel(&p, sizeof(p), &ctx))
+		return false;
+	if (bpf_probe_read_kernel(w, sizeof(*w), (void *)(p + n * 8 + 16)))
+		return false;
+	return w->site > r->start && w->site <= r->start + FENTRY_SITE_MAX && w->caller;
+}
+
+/* the first whole capture (skip 0) tells how many frames (program,
+ * trampoline) precede the site */
+static __always_inline void fexit_learn_skip(const u64 *ks, s32 sz, u64 site)
+{
+	for (u32 i = 0; i < 8; i++) {
+		if ((s32)(i * 8) >= sz)
+			break;
+		if (ks[i] == site) {
+			fexit_skip = i + 1;
+			break;
+		}
+	}
+}
+
+/* fentry's defer_step without the unwind: slot's chain, with n return
+ * addresses kept, at the exit of frame d whose trampoline frame is w:
+ * when the function returns into one of the nearest traced ancestors,
+ * its site and return address are kept and the chain waits for that
+ * ancestor's exit (1); else 0, the caller captures the rest now. A global
+ * function: verified once per program, not in every state of handle_exit. */
+__noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u64 caller)
+{
+	struct ancestors an = {};
+	u32 slot = slot_n & 1, n = slot_n >> 1, a;
+	u64 *ks;
+
+	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
+		return 0;
+	for (a = 0; a < DEFER_ANCESTORS; a++)
+		if (a < d)
+			an.r[a] = frame_range(s, d - 1 - a);
+	a = ancestor_of(&an, caller);
+	if (!a)
+		return 0;
+	ks = s->kstack[slot];
+	ks[KIDX(n)] = site;
+	ks[KIDX(n + 1)] = caller;
+	s->pend_n[slot] = n + 2;
+	s->pend_depth[slot] = d - a;
+	s->kstack_sz[slot] = (n + 2) * 8;
+	return 1;
+}
+
+/* the rest of slot's stack behind the n addresses kept, from the site of
+ * the function whose exit this is on */
+static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u32 n, u64 site)
+{
+	u64 *ks = s->kstack[slot & 1];
+	s32 sz;
+
+	if (n >= RS_MAX_KSTACK_DEPTH)
+		n = RS_MAX_KSTACK_DEPTH - 1;
+	sz = bpf_get_stack(ctx, (void *)ks + n * 8, sizeof(s->kstack[0]) - n * 8,
+			   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
+	if (sz <= 0 || ks[KIDX(n)] != site)
+		fexit_defer_broken = true;
+	s->kstack_sz[slot & 1] = n * 8 + (sz > 0 ? sz : 0);
+	s->pend_depth[slot & 1] = -1;
+	stat_inc(&stats.stacks_completed);
+}
+
+/* fentry's rs_defer_first: the first failure of a chain at frame d */
+static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 d, u32 id)
+{
+	u32 slot = s->cur & 1;
+	struct fexit_ret w;
+	bool fr = fexit_frame(ctx, id, &w);
+
+	if (fr && fexit_skip && rs_fdefer_keep(s, slot, d, w.site, w.caller)) {
+		stat_inc(&stats.stacks_deferred);
+		return;
+	}
+	s->pend_depth[slot] = -1;
+	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
+	if (fr && !fexit_skip)
+		fexit_learn_skip(s->kstack[slot], s->kstack_sz[slot], w.site);
+}
+
+/* fentry's defer_exit_slot */
+static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d, u32 slot,
+					     const struct fexit_ret *w, bool fr)
+{
+	s32 pd = s->pend_depth[slot & 1];
+	u32 n;
+
+	if (pd < 0 || (u32)pd < d)
+		return;
+	if (slot == (s->cur & 1u) && !s->is_err) {
+		s->pend_depth[slot & 1] = -1;
+		s->kstack_sz[slot & 1] = 0;
+		return;
+	}
+	n = s->pend_n[slot & 1];
+	if (fr && rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller))
+		return;
+	if (fr) {
+		fexit_rest(ctx, s, slot, n, w->site);
+		return;
+	}
+	/* no trampoline frame to go on from (not expected once one was
+	 * read): what was kept is the stack */
+	s->pend_depth[slot & 1] = -1;
+}
+
+/* fentry's rs_defer_exit (inline: the context cannot be passed to a global
+ * function on every kernel) */
+static __always_inline void fexit_defer_exit(void *ctx, struct session *s, u32 d, u32 id)
+{
+	struct fexit_ret w;
+	bool fr = fexit_frame(ctx, id, &w);
+
+	fexit_defer_slot(ctx, s, d, 0, &w, fr);
+	fexit_defer_slot(ctx, s, d, 1, &w, fr);
 }

@@ -105,10 +105,15 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	/* deferred error stacks (bpf/stack_defer.bpf.h), on by default in
 	 * kprobe modes: a swallowed error costs no capture. Not for success
 	 * stacks, captured at successful calls, nor -I, whose snapshots need
-	 * them whole, nor fentry, whose context has no return address. Off,
-	 * the verifier drops it as dead code. */
+	 * them whole. Through fentry the return addresses come from the
+	 * x86-64 BPF trampoline's frame. Off, the verifier drops it as dead
+	 * code. */
+#if defined(__x86_64__)
+	s->rodata->defer_stacks = o->defer_stacks && !s->rodata->success_stacks && !o->interim;
+#else
 	s->rodata->defer_stacks = o->defer_stacks && !s->rodata->success_stacks && !o->interim &&
 				  mode != ATTACH_FENTRY;
+#endif
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
 	s->rodata->use_lbr = use_lbr;
@@ -547,8 +552,8 @@ static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int
 		errno = ENOMEM;
 		return -1;
 	}
-	/* -A: the template's function info, so that its global functions
-	 * are verified once each, not inlined into every path */
+	/* -A, deferred stacks: the template's function info, so that its
+	 * global functions are verified once each, not inlined into every path */
 	if (with_btf && !clone_btf_get(tmpl, insns, bpf_program__insn_cnt(tmpl), &cb)) {
 		opts.prog_btf_fd = cb.btf_fd;
 		opts.func_info = cb.fi;
@@ -595,7 +600,8 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		push_link(t, le);
 		return 0;
 	}
-	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie, false, &pfx, &lfx))
+	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
+			 t->skel->rodata->defer_stacks, &pfx, &lfx))
 		return -1;
 	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
 			 t->skel->rodata->capture_args, &pfe, &lfe)) {
@@ -696,6 +702,11 @@ int tracer_exec_gen_fd(const struct tracer *t)
 void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out)
 {
 	memcpy(out, (const void *)&t->skel->bss->stats, sizeof(*out));
+}
+
+bool tracer_fexit_defer_broken(const struct tracer *t)
+{
+	return t->skel->bss->fexit_defer_broken;
 }
 
 static uint64_t prog_misses(int fd)

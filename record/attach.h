@@ -51,6 +51,9 @@ void tracer_start(struct tracer *t);
 void tracer_stop(struct tracer *t);
 int tracer_ringbuf_fd(const struct tracer *t);
 void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out);
+/* fentry's deferred stacks met a BPF trampoline frame they do not know
+ * (bpf/stack_defer.bpf.h) and were turned off */
+bool tracer_fexit_defer_broken(const struct tracer *t);
 /* -U: the map of execs per process (bpf/ustack.bpf.h exec_gen) */
 int tracer_exec_gen_fd(const struct tracer *t);
 /* program runs the kernel skipped (recursion misses of every loaded

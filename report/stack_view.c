@@ -1,5 +1,6 @@
 /* stack_view.c - merges the logical stack with the kernel stack (BPF
  * trampoline/program frames filtered, fexit `f+0x5, trampoline, f+X`
+ * (or `f+0x5, f+X` from deferred fentry stacks)
  * collapsed, `!` for traced frames missing from the kernel stack) and
  * prints it in upstream retsnoop's column layout (see stack_view.h). */
 #include <ctype.h>
@@ -163,6 +164,13 @@ static void filter_kframes(struct sv_kframe *kf, int m)
 			kf[i + 1].filtered = true;
 		}
 	}
+	/* the same with the trampoline left out: f+0x5 right above f+X, as
+	 * fentry's deferred stacks keep them (bpf/stack_defer.bpf.h); nothing
+	 * else puts a function's entry site right above its own body */
+	for (i = 0; i + 1 < m; i++)
+		if (same_sym(&kf[i], &kf[i + 1]) && kf[i].si.offset <= FENTRY_RET_OFF_MAX &&
+		    kf[i].si.offset > 0 && kf[i + 1].si.offset > FENTRY_RET_OFF_MAX)
+			kf[i].filtered = true;
 	/* a tail-calling traced f (fentry): f+0x5, its trampoline, then the
 	 * callee; a trampoline missing from the snapshot (recordings made
 	 * before the [bpf] symbols were taken) is still one */

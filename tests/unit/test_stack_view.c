@@ -245,6 +245,46 @@ static void test_fexit_collapse(void)
 	symbolizer_free(s);
 }
 
+/* fentry's deferred stacks keep no trampoline: f+0x5 right above f+X
+ * collapses the same way, to the same rows as the whole capture's */
+static void test_fexit_deferred_collapse(void)
+{
+	struct symbolizer *s = new_sym();
+	struct sv_frame lf[] = { F("outer", -22, 9000), F("middle", -22, 8000) };
+	uint64_t ks[] = {               /* innermost first */
+		T + 0x4005,                 /* middle+0x5 */
+		T + 0x3100,                 /* outer+0x100 */
+		T + 0x3005,                 /* outer+0x5 */
+		T + 0x2055,
+	};
+	/* not a pair: an entry site below (inside) its own body's frame */
+	uint64_t rec[] = { T + 0x3100, T + 0x3005, T + 0x3100, T + 0x2055 };
+	struct sv_frame lr[] = { F("outer", -22, 9000), F("outer", -22, 8000) };
+	struct sv_opts o = {0};
+	struct sv_table t = {0};
+
+	CHECK_INT(stack_view_build(&t, s, lf, 2, ks, 4, &o), 0);
+	CHECK_INT(t.n, 3);
+	if (t.n == 3) {
+		CHECK_STR(t.rows[0].sym, "do_syscall_64+0x55");
+		CHECK_STR(t.rows[1].sym, "outer+0x100");
+		CHECK_INT(t.rows[1].kind, SV_ROW_COMBINED);
+		CHECK_STR(t.rows[2].sym, "middle+0x5");
+		CHECK_INT(t.rows[2].kind, SV_ROW_COMBINED);
+	}
+	sv_table_free(&t);
+	/* a recursive outer: outer+0x5 above outer+0x100 collapses once, the
+	 * inner call's body stays */
+	CHECK_INT(stack_view_build(&t, s, lr, 2, rec, 4, &o), 0);
+	CHECK_INT(t.n, 3);
+	if (t.n == 3) {
+		CHECK_STR(t.rows[1].sym, "outer+0x100");
+		CHECK_STR(t.rows[2].sym, "outer+0x100");
+	}
+	sv_table_free(&t);
+	symbolizer_free(s);
+}
+
 static void test_interim_stitched(void)
 {
 	struct symbolizer *s = new_sym();
@@ -507,6 +547,7 @@ int main(void)
 	RUN(test_kprobe_merge);
 	RUN(test_merge_match);
 	RUN(test_fexit_collapse);
+	RUN(test_fexit_deferred_collapse);
 	RUN(test_interim_stitched);
 	RUN(test_order_tail_call);
 	RUN(test_order_returned);
