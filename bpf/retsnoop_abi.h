@@ -58,9 +58,12 @@ struct rs_ip_cookie {
 #define RS_IPC_PROBES 8
 
 /* deferred stacks (bpf/stack_defer.bpf.h): a traced function's code, in
- * the array map func_ranges by function id; end 0: unknown */
+ * the array map func_ranges by function id; end 0: unknown. Fentry mode:
+ * also its BPF trampoline's image once attached (tramp_end 0: unknown),
+ * into which a function it tail-called returns */
 struct rs_func_range {
 	rs_u64 start, end;        /* [start, end) */
+	rs_u64 tramp_start, tramp_end;
 };
 #define RS_IPC_SLOT(ip, bits) ((rs_u32)(((rs_u64)(ip) * 0x9e3779b97f4a7c15ULL) >> (64 - (bits))))
 

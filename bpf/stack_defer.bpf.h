@@ -222,9 +222,10 @@ static __always_inline void fexit_learn_skip(const u64 *ks, s32 sz, u64 site)
 
 /* fentry's defer_step without the unwind: slot's chain, with n return
  * addresses kept, at the exit of frame d whose trampoline frame is w:
- * when the function returns into one of the nearest traced ancestors,
- * its site and return address are kept and the chain waits for that
- * ancestor's exit (1); else 0, the caller captures the rest now. A global
+ * when the function returns into one of the nearest traced ancestors (or
+ * into its trampoline, after a tail call), its site and return address
+ * are kept and the chain waits for that ancestor's exit (1); else 0, the
+ * caller captures the rest now. A global
  * function: verified once per program, not in every state of handle_exit. */
 __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u64 caller)
 {
@@ -238,6 +239,14 @@ __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u6
 		if (a < d)
 			an.r[a] = frame_range(s, d - 1 - a);
 	a = ancestor_of(&an, caller);
+	/* into an ancestor's trampoline: that ancestor tail-called this
+	 * function, whose return goes on through the ancestor's exit */
+	for (u32 i = 0; i < DEFER_ANCESTORS && !a; i++) {
+		const struct rs_func_range *r = an.r[i];
+
+		if (r && caller >= r->tramp_start && caller < r->tramp_end)
+			a = i + 1;
+	}
 	if (!a)
 		return 0;
 	ks = s->kstack[slot];

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -223,6 +224,45 @@ static int fill_func_ranges(struct retsnoop_bpf *s, const struct selection *sel,
 	}
 	ret = array_map_fill(bpf_map__fd(s->maps.func_ranges), v, (uint32_t)sel->n);
 	free(v);
+	return ret;
+}
+
+/* fentry's deferred stacks: each traced function's trampoline image from
+ * the [bpf] symbols read after attaching, "bpf_trampoline_KEY", KEY the
+ * BTF object id (vmlinux: 1) above the function's BTF id (bit 31 set on
+ * newer kernels). A function without one keeps capturing at once after a
+ * tail call. */
+int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, const struct ksyms *bpf_ks)
+{
+	struct retsnoop_bpf *s = t->skel;
+	int fd = bpf_map__fd(s->maps.func_ranges), ret = 0;
+
+	if (t->mode != ATTACH_FENTRY || !s->rodata->defer_stacks || !bpf_ks)
+		return 0;
+	for (size_t i = 0; i < ksyms_count(bpf_ks); i++) {
+		const struct ksym *k = ksyms_at(bpf_ks, i);
+		unsigned long long key;
+		struct rs_func_range v;
+		char *end;
+
+		if (strncmp(k->name, "bpf_trampoline_", 15) || !isdigit((unsigned char)k->name[15]))
+			continue;
+		key = strtoull(k->name + 15, &end, 10);
+		if (*end || key >> 32 != 1)
+			continue;
+		for (uint32_t f = 0; f < sel->n; f++) {
+			if (sel->v[f].module || sel->v[f].btf_id <= 0 ||
+			    (uint32_t)sel->v[f].btf_id != (key & 0x7fffffff))
+				continue;
+			if (bpf_map_lookup_elem(fd, &f, &v) || !v.end)
+				break;
+			v.tramp_start = k->addr;
+			v.tramp_end = k->addr + (k->size && k->size < 4096 ? k->size : 4096);
+			if (bpf_map_update_elem(fd, &f, &v, 0))
+				ret = -1;
+			break;
+		}
+	}
 	return ret;
 }
 

@@ -443,6 +443,9 @@ static int open_outputs(struct recorder *r)
 	if (file_header_build(h, o, r->ks, &r->sel, tracer_mode_name(&r->tr),
 			      features_mask(&r->feat), lbr_status, bpf_ks, r->err, sizeof(r->err)))
 		return failed(r);
+	if (tracer_fill_tramp_ranges(&r->tr, &r->sel, h->bpf_ks) && o->verbose)
+		fprintf(r->log, "%s: the trampolines' ranges were not all set: %s\n", r->prog,
+			strerror(errno));
 	if (lbr_status)
 		fprintf(r->log, "%s: LBR (-B) unavailable: %s; recording continues without it\n",
 			r->prog, h->meta.lbr_status);
