@@ -19,7 +19,7 @@ static const struct cfg_key keys[] = {
 	{ "bpf.sessions-size", CFG_BPF_SESSIONS_SIZE, CFG_UINT, "N", 1, 1000000, NULL,
 	  "4096", REC, "accepted, no effect: sessions live in task-local storage, one per thread" },
 	{ "bpf.defer-stacks", CFG_BPF_DEFER_STACKS, CFG_BOOL, "BOOL", 0, 1, NULL,
-	  "true", REC, "kprobe modes: an error's kernel stack captured once it goes on (none for swallowed errors; same stack)" },
+	  "true", REC, "an error's kernel stack captured once it goes on (none for swallowed errors; same stack; -F: x86-64)" },
 	{ "bpf.kprobe-session", CFG_BPF_KPROBE_SESSION, CFG_BOOL, "BOOL", 0, 1, NULL,
 	  "true", REC, "-M on Linux 6.10+: one kprobe.session link for entry and exit (false: two kprobe.multi links)" },
 	{ "bpf.max-depth", CFG_BPF_MAX_DEPTH, CFG_UINT, "N", 1, RS_MAX_FSTACK_DEPTH, NULL,
