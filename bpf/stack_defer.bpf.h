@@ -142,21 +142,29 @@ __noinline int rs_defer_first(struct pt_regs *ctx, struct session *s, u32 d)
 	return 0;
 }
 
-/* slot's chain at the exit of frame d (rs_defer_exit) */
-static __always_inline void defer_exit_slot(struct pt_regs *ctx, struct session *s, u32 d, u32 slot)
+/* whether slot's chain goes on at the exit of frame d: it waits for this
+ * exit (pd > d: frames above d were left without their exits, a missed
+ * return: what is kept goes on from here) and, the current chain, its
+ * error went on through it; a swallowed one is let go here */
+static __always_inline bool chain_goes_on(struct session *s, u32 d, u32 slot)
 {
 	s32 pd = s->pend_depth[slot & 1];
 
 	if (pd < 0 || (u32)pd < d)
-		return;
+		return false;
 	if (slot == (s->cur & 1u) && !s->is_err) {
 		s->pend_depth[slot & 1] = -1;
 		s->kstack_sz[slot & 1] = 0;
-		return;
+		return false;
 	}
-	/* pd > d: frames above d were left without their exits (a missed
-	 * return): what is kept goes on from here */
-	defer_step(ctx, s, slot, d, s->pend_n[slot & 1]);
+	return true;
+}
+
+/* slot's chain at the exit of frame d (rs_defer_exit) */
+static __always_inline void defer_exit_slot(struct pt_regs *ctx, struct session *s, u32 d, u32 slot)
+{
+	if (chain_goes_on(s, d, slot))
+		defer_step(ctx, s, slot, d, s->pend_n[slot & 1]);
 }
 
 /* the exit of the function at frame d, after its result updated is_err:
@@ -297,16 +305,10 @@ static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 
 static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d, u32 slot,
 					     const struct fexit_ret *w, bool fr)
 {
-	s32 pd = s->pend_depth[slot & 1];
 	u32 n;
 
-	if (pd < 0 || (u32)pd < d)
+	if (!chain_goes_on(s, d, slot))
 		return;
-	if (slot == (s->cur & 1u) && !s->is_err) {
-		s->pend_depth[slot & 1] = -1;
-		s->kstack_sz[slot & 1] = 0;
-		return;
-	}
 	n = s->pend_n[slot & 1];
 	if (fr && rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller))
 		return;

@@ -183,6 +183,19 @@ static void test_merge_match(void)
 	symbolizer_free(s);
 }
 
+/* the rows of an fexit stack of outer and middle, collapsed and filtered */
+static void check_outer_middle(const struct sv_table *t)
+{
+	CHECK_INT(t->n, 3);
+	if (t->n == 3) {
+		CHECK_STR(t->rows[0].sym, "do_syscall_64+0x55");
+		CHECK_STR(t->rows[1].sym, "outer+0x100");
+		CHECK_INT(t->rows[1].kind, SV_ROW_COMBINED);
+		CHECK_STR(t->rows[2].sym, "middle+0x5");
+		CHECK_INT(t->rows[2].kind, SV_ROW_COMBINED);
+	}
+}
+
 /* fexit mode: f+0x5, trampoline, f+X collapses; prog/trampoline dropped */
 static void test_fexit_collapse(void)
 {
@@ -201,14 +214,7 @@ static void test_fexit_collapse(void)
 	struct sv_table t = {0};
 
 	CHECK_INT(stack_view_build(&t, s, lf, 2, ks, 7, &o), 0);
-	CHECK_INT(t.n, 3);
-	if (t.n == 3) {
-		CHECK_STR(t.rows[0].sym, "do_syscall_64+0x55");
-		CHECK_STR(t.rows[1].sym, "outer+0x100");
-		CHECK_INT(t.rows[1].kind, SV_ROW_COMBINED);
-		CHECK_STR(t.rows[2].sym, "middle+0x5");
-		CHECK_INT(t.rows[2].kind, SV_ROW_COMBINED);
-	}
+	check_outer_middle(&t);
 	sv_table_free(&t);
 
 	o.unfiltered = true;
@@ -264,14 +270,7 @@ static void test_fexit_deferred_collapse(void)
 	struct sv_table t = {0};
 
 	CHECK_INT(stack_view_build(&t, s, lf, 2, ks, 4, &o), 0);
-	CHECK_INT(t.n, 3);
-	if (t.n == 3) {
-		CHECK_STR(t.rows[0].sym, "do_syscall_64+0x55");
-		CHECK_STR(t.rows[1].sym, "outer+0x100");
-		CHECK_INT(t.rows[1].kind, SV_ROW_COMBINED);
-		CHECK_STR(t.rows[2].sym, "middle+0x5");
-		CHECK_INT(t.rows[2].kind, SV_ROW_COMBINED);
-	}
+	check_outer_middle(&t);
 	sv_table_free(&t);
 	/* a recursive outer: outer+0x5 above outer+0x100 collapses once, the
 	 * inner call's body stays */
