@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "rsf_internal.h"
+#include "rsf_trace_batch.h"
 
 struct rsf_reader {
 	int fd;
@@ -37,8 +38,10 @@ struct rsf_reader {
 	ZSTD_DCtx *dctx;
 	uint8_t *comp;                  /* RSF_CHUNK_COMP_MAX: compressed chunk */
 	uint8_t *raw;                   /* RSF_CHUNK_MAX: decompressed chunk */
-	size_t pos;                     /* next record in raw */
-	uint32_t left;                  /* records left in raw */
+	uint8_t *xraw;                  /* XRAW_MAX: a chunk with its TRACE_BATCHes expanded */
+	const uint8_t *cur;             /* the records read: raw or xraw */
+	size_t pos;                     /* next record in cur */
+	uint32_t left;                  /* records left in cur */
 	uint64_t chunks, records;
 
 	struct rsf_stats stats;
@@ -69,6 +72,7 @@ static void reader_free(struct rsf_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	free(r->comp);
 	free(r->raw);
+	free(r->xraw);
 	free(r->ents);
 	rsf_cut_free(&r->cut);
 	free(r);
@@ -452,6 +456,74 @@ static bool check_records(const uint8_t *raw, uint32_t raw_size, uint32_t count,
 	return true;
 }
 
+/* a TRACE_BATCH of n entries (24 + 40n bytes) expands to 56n: a chunk
+ * grows by less than half */
+#define XRAW_MAX (RSF_CHUNK_MAX + RSF_CHUNK_MAX / 2)
+
+struct xout {
+	uint8_t *buf;
+	size_t len;
+	uint32_t count;
+};
+
+static int xout_add(void *ctx, const struct rs_rec_hdr *rec, size_t size)
+{
+	struct xout *x = ctx;
+	size_t padded = (size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+
+	if (padded > XRAW_MAX - x->len)
+		return -1;
+	memcpy(x->buf + x->len, rec, size);
+	memset(x->buf + x->len + size, 0, padded - size);
+	x->len += padded;
+	x->count++;
+	return 0;
+}
+
+/* the chunk's records to read: raw itself, or (format version 3, -T) a
+ * copy with each TRACE_BATCH replaced by its TRACE_ENTRY/EXIT records;
+ * *count becomes theirs. False (msg set) for a malformed batch. */
+static bool expand_batches(struct rsf_reader *r, uint32_t raw_size, uint32_t *count, char *msg,
+			   size_t msglen)
+{
+	struct xout x = {};
+	size_t pos = 0;
+	uint32_t i;
+
+	r->cur = r->raw;
+	for (i = 0; i < *count; i++) {   /* sizes were checked by check_records */
+		const struct rs_rec_hdr *h = (const void *)(r->raw + pos);
+
+		if (h->type == RS_REC_TRACE_BATCH)
+			break;
+		pos += ((size_t)h->size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+	}
+	if (i == *count)
+		return true;
+	if (!r->xraw && !(r->xraw = malloc(XRAW_MAX))) {
+		snprintf(msg, msglen, "out of memory");
+		return false;
+	}
+	x.buf = r->xraw;
+	pos = 0;
+	for (i = 0; i < *count; i++) {
+		const struct rs_rec_hdr *h = (const void *)(r->raw + pos);
+		int ret = h->type == RS_REC_TRACE_BATCH
+			? rsf_trace_batch_expand(h, raw_size - pos, xout_add, &x)
+			: xout_add(&x, h, h->size);
+
+		if (ret) {
+			snprintf(msg, msglen, "record %u: %s", i, ret > 0 ? "malformed TRACE_BATCH" :
+				 "expanded chunk too large");
+			return false;
+		}
+		pos += ((size_t)h->size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+	}
+	r->cur = r->xraw;
+	*count = x.count;
+	return true;
+}
+
 /* ring blocks carry their ring prefix before the zstd frame */
 static size_t pre_len(const struct rsf_block_hdr *h)
 {
@@ -476,10 +548,12 @@ static enum rsf_status load_chunk(struct rsf_reader *r, const struct rsf_block_h
 			      "(%zd of %u bytes present)", idx, off, n, h->comp_size);
 	if (!rsf_block_decode_pre(h, r->comp, pre_len(h), r->dctx, r->raw, msg, sizeof(msg)))
 		return damage(r, "chunk %llu at offset %llu: %s", idx, off, msg);
-	if (!check_records(r->raw, h->raw_size, h->count, msg, sizeof(msg)))
+	uint32_t count = h->count;
+	if (!check_records(r->raw, h->raw_size, count, msg, sizeof(msg)) ||
+	    !expand_batches(r, h->raw_size, &count, msg, sizeof(msg)))
 		return damage(r, "chunk %llu at offset %llu: %s", idx, off, msg);
 	r->pos = 0;
-	r->left = h->count;
+	r->left = count;
 	r->chunks++;
 	r->off += sizeof(*h) + h->comp_size;
 	return RSF_OK;
@@ -611,7 +685,7 @@ static enum rsf_status next_record(struct rsf_reader *r, const struct rs_rec_hdr
 		if (st != RSF_OK)
 			return st;
 	}
-	const struct rs_rec_hdr *h = (const struct rs_rec_hdr *)(r->raw + r->pos);
+	const struct rs_rec_hdr *h = (const struct rs_rec_hdr *)(r->cur + r->pos);
 	r->pos += ((size_t)h->size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
 	r->left--;
 	r->records++;

@@ -211,7 +211,8 @@ static int write_header(struct rsf_writer *w, const struct rsf_meta *meta,
 			const struct rsf_blob *blobs, size_t nblobs)
 {
 	struct rsf_file_hdr fh = {
-		.version = w->ring ? RSF_FORMAT_VERSION : RSF_FORMAT_V1,
+		.version = (meta->mode & RSF_MODE_TRACE) ? RSF_FORMAT_V3_BATCH :
+			   w->ring ? RSF_FORMAT_V2_RING : RSF_FORMAT_V1,
 		.flags = w->ring ? RSF_FILE_RING : 0,
 		.endian = RSF_ENDIAN_WORD,
 		.word_size = (uint32_t)sizeof(long),

@@ -1,7 +1,7 @@
 /* capture.c - the ring-buffer polling loop (capture.h). */
 #include "record/capture.h"
 #include "record/stop_signal.h"
-#include "record/trace_batch.h"
+#include "format/rsf_trace_batch.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -23,13 +23,6 @@ struct rb_ctx {
 	int err;
 };
 
-static int sink_rec(void *ctx, const struct rs_rec_hdr *rec, size_t size)
-{
-	struct rb_ctx *c = ctx;
-
-	return c->sink->on_record(c->sink->ctx, rec, size);
-}
-
 static int on_rb(void *ctx, void *data, size_t size)
 {
 	struct rb_ctx *c = ctx;
@@ -39,13 +32,9 @@ static int on_rb(void *ctx, void *data, size_t size)
 		bad_records++;
 		return 0;
 	}
-	if (h->type == RS_REC_TRACE_BATCH) {   /* -T: one per call end for the sink */
-		int r = trace_batch_expand(h, size, sink_rec, c);
-
-		bad_records += r == 1;
-		if (r < 0)
-			c->err = r;
-		return r < 0 ? r : 0;
+	if (h->type == RS_REC_TRACE_BATCH && !rsf_trace_batch_valid(h, size)) {
+		bad_records++;   /* -T: stored as sent, readers expand it */
+		return 0;
 	}
 	c->err = c->sink->on_record(c->sink->ctx, h, h->size);
 	return c->err < 0 ? c->err : 0;

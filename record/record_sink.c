@@ -2,6 +2,7 @@
  * file writer, hooks, status line. */
 #include "record/record_sink.h"
 #include "record/stop_signal.h"
+#include "format/rsf_trace_batch.h"
 #include <string.h>
 
 void record_sink_init(struct record_sink *s, FILE *log)
@@ -57,6 +58,12 @@ static int emit(struct record_sink *s, const void *rec, uint32_t size)
 	if (s->hooks && s->hooks->on_record) {
 		/* the hook may print a session: never mix it with the status line */
 		tty_status_clear(&s->status);
+		/* -T batches reach the renderer as a file's reader hands them out */
+		if (((const struct rs_rec_hdr *)rec)->type == RS_REC_TRACE_BATCH) {
+			int r = rsf_trace_batch_expand(rec, size, s->hooks->on_record, s->hooks->ctx);
+
+			return r > 0 ? -1 : r;   /* malformed: capture.c let none through */
+		}
 		return s->hooks->on_record(s->hooks->ctx, rec, size);
 	}
 	return 0;

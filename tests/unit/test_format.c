@@ -848,9 +848,9 @@ static void test_bad_files(void)
 		return;
 	spit(q, data, 20);
 	expect_open_fail(q, "truncated");
-	patch_hdr(data, offsetof(struct rsf_file_hdr, version), 3, true);
+	patch_hdr(data, offsetof(struct rsf_file_hdr, version), RSF_FORMAT_VERSION + 1, true);
 	spit(q, data, size);
-	expect_open_fail(q, "unsupported format version 3");
+	expect_open_fail(q, "unsupported format version 4");
 	patch_hdr(data, offsetof(struct rsf_file_hdr, version), RSF_FORMAT_V1, true);
 	patch_hdr(data, offsetof(struct rsf_file_hdr, endian), 0x04030201, true);
 	spit(q, data, size);
@@ -1097,6 +1097,88 @@ static void test_mode_0600(void)
 	w = rsf_writer_open(tpath("no/such/dir.rsr"), &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
 	CHECK(!w);
 	CHECK(one_line(errbuf) && strstr(errbuf, "No such file"));
+}
+
+static void make_batch(struct rs_rec_trace_batch *b, uint64_t sess_id, uint32_t n, uint32_t seq0)
+{
+	memset(b, 0, sizeof(*b));
+	b->hdr.type = RS_REC_TRACE_BATCH;
+	b->hdr.size = (uint32_t)(offsetof(struct rs_rec_trace_batch, e) + n * sizeof(b->e[0]));
+	b->sess_id = sess_id;
+	b->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		b->e[i].type = i % 2 ? RS_REC_TRACE_EXIT : RS_REC_TRACE_ENTRY;
+		b->e[i].seq_id = seq0 + i;
+		b->e[i].func_id = 10 + i;
+		b->e[i].depth = 1;
+		b->e[i].ts = 1000 + i;
+		b->e[i].res = i % 2 ? -22 : 0;
+		b->e[i].lat_ns = i % 2 ? 77 : 0;
+	}
+}
+
+/* -T (format version 3): TRACE_BATCH records are stored as sent and read
+ * back as one TRACE_ENTRY/EXIT record per entry, in order, where the batch
+ * was; a malformed one is damage, named, after the chunks before it */
+static void test_trace_batches(void)
+{
+	static struct rs_rec_trace_batch b;
+	struct rs_rec_session_start st = { .hdr = { .type = RS_REC_SESSION_START, .size = sizeof(st) } };
+	const struct rs_rec_hdr *h;
+	struct rsf_meta m;
+	const char *p = tpath("batches.rsr");
+
+	make_meta(&m);
+	m.mode = RSF_MODE_STACKS | RSF_MODE_TRACE;
+	struct rsf_writer *w = rsf_writer_open(p, &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
+	CHECK(w);
+	if (!w)
+		return;
+	st.sess_id = 7;
+	CHECK_INT(rsf_writer_add(w, &st, sizeof(st)), 0);
+	make_batch(&b, 7, 3, 1);
+	CHECK_INT(rsf_writer_add(w, &b, b.hdr.size), 0);
+	make_batch(&b, 7, RS_TRACE_BATCH, 4);                   /* a full one */
+	CHECK_INT(rsf_writer_add(w, &b, b.hdr.size), 0);
+	st.sess_id = 8;
+	CHECK_INT(rsf_writer_add(w, &st, sizeof(st)), 0);
+	CHECK_INT(rsf_writer_flush(w), 0);
+	make_batch(&b, 8, 2, 1);
+	b.e[1].type = RS_REC_SESSION_END;                       /* not an entry or exit */
+	CHECK_INT(rsf_writer_add(w, &b, b.hdr.size), 0);
+	CHECK_INT(rsf_writer_close(w, NULL), 0);
+
+	struct rsf_reader *r = rsf_reader_open(p, errbuf, sizeof(errbuf));
+	CHECK(r);
+	if (!r)
+		return;
+	CHECK_INT(rsf_reader_meta(r)->format_version, RSF_FORMAT_V3_BATCH);
+	CHECK_INT(rsf_reader_next(r, &h), RSF_OK);
+	CHECK_INT(h->type, RS_REC_SESSION_START);
+	for (uint32_t i = 0; i < 3 + RS_TRACE_BATCH; i++) {
+		const struct rs_rec_trace *tr;
+		uint32_t k = i < 3 ? i : i - 3;
+
+		CHECK_INT(rsf_reader_next(r, &h), RSF_OK);
+		tr = (const void *)h;
+		if (h->size != sizeof(*tr)) {
+			CHECK_INT(h->size, sizeof(*tr));
+			break;
+		}
+		CHECK_INT(h->type, k % 2 ? RS_REC_TRACE_EXIT : RS_REC_TRACE_ENTRY);
+		CHECK_INT(tr->sess_id, 7);
+		CHECK_INT(tr->seq_id, i + 1);
+		CHECK_INT(tr->func_id, 10 + k);
+		CHECK_INT(tr->ts, 1000 + k);
+		CHECK_INT(tr->res, k % 2 ? -22 : 0);
+		CHECK_INT(tr->lat_ns, k % 2 ? 77 : 0);
+	}
+	CHECK_INT(rsf_reader_next(r, &h), RSF_OK);
+	CHECK_INT(h->type, RS_REC_SESSION_START);
+	CHECK_INT(rsf_reader_next(r, &h), RSF_DAMAGED);
+	CHECK(strstr(rsf_reader_error(r), "malformed TRACE_BATCH") != NULL);
+	CHECK(one_line(rsf_reader_error(r)));
+	rsf_reader_close(r);
 }
 
 static void test_add_rejects(void)
@@ -1398,6 +1480,7 @@ int main(void)
 	RUN(test_module_table_v0);
 	RUN(test_mode_0600);
 	RUN(test_add_rejects);
+	RUN(test_trace_batches);
 	RUN(test_write_error);
 	RUN(test_throughput);
 	RUN(test_drops_link_misses);

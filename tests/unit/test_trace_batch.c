@@ -1,4 +1,4 @@
-/* test_trace_batch.c - unit tests of record/trace_batch.c: a TRACE_BATCH
+/* test_trace_batch.c - unit tests of format/rsf_trace_batch.c: a TRACE_BATCH
  * ring-buffer record expands into one TRACE_ENTRY/EXIT record per entry,
  * in order, with every field carried over; malformed batches (no entries,
  * too many, a size that disagrees with the count, an entry of another
@@ -6,7 +6,7 @@
  * the expansion and is returned. */
 #include <stdlib.h>
 #include <string.h>
-#include "record/trace_batch.h"
+#include "format/rsf_trace_batch.h"
 #include "testlib.h"
 
 #define FIXED offsetof(struct rs_rec_trace_batch, e)
@@ -57,7 +57,7 @@ static void test_expands_in_order(void)
 	struct got g = { .fail_at = -1 };
 
 	make_batch(&b, 3);
-	CHECK_INT(trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 0);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 0);
 	CHECK_INT(g.n, 3);
 	for (int i = 0; i < 3 && i < g.n; i++) {
 		const struct rs_rec_trace *t = &g.recs[i];
@@ -83,7 +83,7 @@ static void test_full_batch(void)
 
 	make_batch(&b, RS_TRACE_BATCH);
 	CHECK_INT(b.hdr.size, sizeof(b));
-	CHECK_INT(trace_batch_expand(&b.hdr, sizeof(b), collect, &g), 0);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, sizeof(b), collect, &g), 0);
 	CHECK_INT(g.n, RS_TRACE_BATCH);
 	CHECK_INT(g.recs[RS_TRACE_BATCH - 1].seq_id, RS_TRACE_BATCH - 1);
 }
@@ -94,22 +94,22 @@ static void test_malformed(void)
 	struct got g = { .fail_at = -1 };
 
 	make_batch(&b, 0);                       /* no entries */
-	CHECK_INT(trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 1);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 1);
 	make_batch(&b, 2);
 	b.n = RS_TRACE_BATCH + 1;                /* more than a batch holds */
-	CHECK_INT(trace_batch_expand(&b.hdr, sizeof(b), collect, &g), 1);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, sizeof(b), collect, &g), 1);
 	make_batch(&b, 2);
 	b.hdr.size += 8;                         /* size disagrees with n */
-	CHECK_INT(trace_batch_expand(&b.hdr, sizeof(b), collect, &g), 1);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, sizeof(b), collect, &g), 1);
 	make_batch(&b, 2);
-	CHECK_INT(trace_batch_expand(&b.hdr, b.hdr.size - 1, collect, &g), 1);   /* longer than given */
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, b.hdr.size - 1, collect, &g), 1);   /* longer than given */
 	make_batch(&b, 4);
 	b.e[3].type = RS_REC_PROBE;              /* not an entry or exit */
-	CHECK_INT(trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 1);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 1);
 	make_batch(&b, 2);
 	b.hdr.type = RS_REC_TRACE_ENTRY;         /* not a batch */
-	CHECK_INT(trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 1);
-	CHECK_INT(trace_batch_expand(&b.hdr, FIXED - 1, collect, &g), 1);   /* shorter than its header */
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), 1);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, FIXED - 1, collect, &g), 1);   /* shorter than its header */
 	CHECK_INT(g.n, 0);                       /* nothing emitted by any of them */
 }
 
@@ -119,7 +119,7 @@ static void test_emit_error_stops(void)
 	struct got g = { .fail_at = 2 };
 
 	make_batch(&b, 5);
-	CHECK_INT(trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), -5);
+	CHECK_INT(rsf_trace_batch_expand(&b.hdr, b.hdr.size, collect, &g), -5);
 	CHECK_INT(g.n, 2);
 }
 
