@@ -42,7 +42,7 @@ struct rsf_reader {
 	const uint8_t *cur;             /* the records read: raw or xraw */
 	size_t pos;                     /* next record in cur */
 	uint32_t left;                  /* records left in cur */
-	uint64_t chunks, records;
+	uint64_t chunks, records;       /* records: as stored (a TRACE_BATCH is one) */
 
 	struct rsf_stats stats;
 	bool have_stats, damaged, ended;
@@ -554,6 +554,7 @@ static enum rsf_status load_chunk(struct rsf_reader *r, const struct rsf_block_h
 		return damage(r, "chunk %llu at offset %llu: %s", idx, off, msg);
 	r->pos = 0;
 	r->left = count;
+	r->records += h->count;   /* as stored, for the trailer's count */
 	r->chunks++;
 	r->off += sizeof(*h) + h->comp_size;
 	return RSF_OK;
@@ -688,7 +689,6 @@ static enum rsf_status next_record(struct rsf_reader *r, const struct rs_rec_hdr
 	const struct rs_rec_hdr *h = (const struct rs_rec_hdr *)(r->cur + r->pos);
 	r->pos += ((size_t)h->size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
 	r->left--;
-	r->records++;
 	*rec = h;
 	return RSF_OK;
 }

@@ -1179,6 +1179,36 @@ static void test_trace_batches(void)
 	CHECK(strstr(rsf_reader_error(r), "malformed TRACE_BATCH") != NULL);
 	CHECK(one_line(rsf_reader_error(r)));
 	rsf_reader_close(r);
+
+	/* a clean stop: the trailer counts records as stored (a batch is
+	 * one), so a file with batches reads complete */
+	struct rsf_stats s = {};
+	uint64_t n = 0;
+	enum rsf_status rs;
+
+	p = tpath("batches-ok.rsr");
+	w = rsf_writer_open(p, &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
+	CHECK(w);
+	if (!w)
+		return;
+	CHECK_INT(rsf_writer_add(w, &st, sizeof(st)), 0);
+	make_batch(&b, 8, RS_TRACE_BATCH, 1);
+	CHECK_INT(rsf_writer_add(w, &b, b.hdr.size), 0);
+	CHECK_INT(rsf_writer_flush(w), 0);
+	make_batch(&b, 8, 5, RS_TRACE_BATCH + 1);
+	CHECK_INT(rsf_writer_add(w, &b, b.hdr.size), 0);
+	CHECK_INT(rsf_writer_close(w, &s), 0);
+	r = rsf_reader_open(p, errbuf, sizeof(errbuf));
+	CHECK(r);
+	if (!r)
+		return;
+	while ((rs = rsf_reader_next(r, &h)) == RSF_OK)
+		n++;
+	CHECK_INT(rs, RSF_END);
+	CHECK_INT(n, 1 + RS_TRACE_BATCH + 5);
+	CHECK(rsf_reader_complete(r));
+	CHECK(rsf_reader_stats(r) && rsf_reader_stats(r)->records_written == 3);
+	rsf_reader_close(r);
 }
 
 static void test_add_rejects(void)
