@@ -1,5 +1,6 @@
 /* reclib.c - record building for the synthetic recording generators
  * (reclib.h). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,34 @@ struct rsf_writer *rb_open(const char *path, const struct rsf_meta *m,
 	return w;
 }
 
+/* -T records as the recorder stores them: a run of one session's entries
+ * and exits is one TRACE_BATCH (up to RS_TRACE_BATCH), written before the
+ * next other record, at a session change and at close; readers hand out
+ * the same records as before */
+static struct rs_rec_trace_batch pending;
+
+static void add_rec(struct rsf_writer *w, const void *rec, uint32_t size)
+{
+	if (rsf_writer_add(w, rec, size)) {
+		fprintf(stderr, "%s: add failed: %s\n", rb_prog, rsf_writer_error(w));
+		exit(1);
+	}
+}
+
+static void flush_batch(struct rsf_writer *w)
+{
+	if (!pending.n)
+		return;
+	pending.hdr.type = RS_REC_TRACE_BATCH;
+	pending.hdr.size = (uint32_t)(offsetof(struct rs_rec_trace_batch, e) +
+				      pending.n * sizeof(pending.e[0]));
+	add_rec(w, &pending, pending.hdr.size);
+	pending.n = 0;
+}
+
 void rb_add(struct rsf_writer *w, const void *rec, uint32_t size)
 {
+	flush_batch(w);
 	if (rsf_writer_add(w, rec, size)) {
 		fprintf(stderr, "%s: add failed: %s\n", rb_prog, rsf_writer_error(w));
 		exit(1);
@@ -53,6 +80,7 @@ void rb_add(struct rsf_writer *w, const void *rec, uint32_t size)
 
 void rb_close(struct rsf_writer *w, const struct rsf_stats *st)
 {
+	flush_batch(w);
 	if (rsf_writer_close(w, st)) {
 		fprintf(stderr, "%s: close failed: %s\n", rb_prog, rsf_writer_error(NULL));
 		exit(1);
@@ -140,19 +168,20 @@ void rb_start(struct rsf_writer *w, uint64_t sess, uint32_t tid, uint32_t pid,
 void rb_trace(struct rsf_writer *w, uint64_t sess, bool exit_rec, uint64_t ts, uint32_t seq,
 	      uint32_t func_id, unsigned depth, int64_t res, uint64_t lat_ns)
 {
-	struct rs_rec_trace t;
+	struct rs_trace_ent *e;
 
-	memset(&t, 0, sizeof(t));
-	t.hdr.type = exit_rec ? RS_REC_TRACE_EXIT : RS_REC_TRACE_ENTRY;
-	t.hdr.size = sizeof(t);
-	t.sess_id = sess;
-	t.ts = ts;
-	t.seq_id = seq;
-	t.func_id = func_id;
-	t.depth = (uint16_t)depth;
-	t.res = exit_rec ? res : 0;
-	t.lat_ns = exit_rec ? lat_ns : 0;
-	rb_add(w, &t, sizeof(t));
+	if (pending.n && (pending.sess_id != sess || pending.n == RS_TRACE_BATCH))
+		flush_batch(w);
+	e = &pending.e[pending.n++];
+	memset(e, 0, sizeof(*e));
+	pending.sess_id = sess;
+	e->type = exit_rec ? RS_REC_TRACE_EXIT : RS_REC_TRACE_ENTRY;
+	e->ts = ts;
+	e->seq_id = seq;
+	e->func_id = func_id;
+	e->depth = (uint16_t)depth;
+	e->res = exit_rec ? res : 0;
+	e->lat_ns = exit_rec ? lat_ns : 0;
 }
 
 void rb_lbr(struct rsf_writer *w, uint64_t sess, const uint64_t (*pairs)[2], int n, int err)
