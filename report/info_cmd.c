@@ -271,8 +271,10 @@ static void print_link_misses(const struct rsf_stats *st)
 }
 
 /* the trailer: attach results and every counter, zeros included
- * (RING_LOST: a flight recording lost older chunks) */
-static void print_trailer(const struct rsf_stats *st, const struct info_counts *c, bool ring_lost)
+ * (RING_LOST: a flight recording lost older chunks; BATCHED: format 3, whose
+ * -T batches the reader hands out as one record per call end) */
+static void print_trailer(const struct rsf_stats *st, const struct info_counts *c, bool ring_lost,
+			  bool batched)
 {
 	const struct rs_bpf_stats *b = &st->bpf;
 	uint64_t in_file = c->final + c->interim + c->ignored;
@@ -281,8 +283,9 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	       st->funcs_failed);
 	printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
 	       st->detach_ns / 1e6);
-	printf("%-22s %" PRIu64 " record(s), %" PRIu64 " chunk(s)\n", "Written:",
-	       st->records_written, st->chunks_written);
+	printf("%-22s %" PRIu64 " record(s)%s, %" PRIu64 " chunk(s)\n", "Written:",
+	       st->records_written, batched ? " as stored (-T: up to 64 call ends in one)" : "",
+	       st->chunks_written);
 	printf("Statistics:\n");
 	printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
 	printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);
@@ -335,7 +338,8 @@ static int describe(const char *path)
 	print_times(rsf_reader_meta(rd), st, &c);
 	print_contents(rd, &c);
 	if (st)
-		print_trailer(st, &c, rsf_reader_ring(rd)->chunks_lost);
+		print_trailer(st, &c, rsf_reader_ring(rd)->chunks_lost,
+			      rsf_reader_meta(rd)->format_version >= RSF_FORMAT_V3_BATCH);
 	if (s == RSF_DAMAGED)
 		printf("%-22s DAMAGED: %s\n", "Integrity:", rsf_reader_error(rd));
 	else if (!st)
