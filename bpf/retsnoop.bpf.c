@@ -626,8 +626,9 @@ static __always_inline bool handle_entry(void *ctx, u64 cookie)
 	return true;
 }
 
-/* a chain's first failure at frame d: its kernel stack, deferred where it
- * can be (kprobe programs, bpf/stack_defer.bpf.h) or captured now */
+/* a chain's first failure at frame d: its kernel stack, deferred
+ * (bpf/stack_defer.bpf.h: kprobe programs from the registers, fexit ones
+ * from the trampoline's frame) or captured now */
 static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, u32 id, bool kctx)
 {
 	u32 slot = s->cur & 1;
@@ -644,8 +645,9 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
 }
 
-/* kctx: ctx is the registers (kprobe programs: the error stack may be
- * deferred, bpf/stack_defer.bpf.h); a constant in each caller */
+/* kctx: ctx is the registers (kprobe programs), else fexit's arguments;
+ * it picks the deferred stacks' form (bpf/stack_defer.bpf.h). A constant
+ * in each caller */
 static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kctx)
 {
 	struct session *s;

@@ -83,10 +83,10 @@ enum rs_rec_type {
 	RS_REC_USTACK        = 8, /* -U: user registers and stack copy of a session */
 	RS_REC_UMAPS         = 9, /* -U: a process's executable mappings (written by
 				   * the recorder from user space, not by BPF) */
-	RS_REC_TRACE_BATCH   = 10, /* ring buffer only, never in a file: -T entries
-				    * and exits of one session, expanded by the
-				    * recorder into TRACE_ENTRY/EXIT records
-				    * (record/trace_batch.c) */
+	RS_REC_TRACE_BATCH   = 10, /* -T entries and exits of one session, stored
+				    * as sent (format version 3); readers expand
+				    * it into TRACE_ENTRY/EXIT records
+				    * (format/rsf_trace_batch.c) */
 };
 
 /* Variable-sized records (FUNC_ARGS, PROBE, USTACK, UMAPS): hdr.size is

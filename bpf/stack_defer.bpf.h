@@ -1,6 +1,6 @@
 /* stack_defer.bpf.h - the kernel stack of an error chain's deepest failing
- * call, captured only once the error is known to go on (kprobe modes;
- * included by retsnoop.bpf.c; the recorder fills func_ranges).
+ * call, captured only once the error is known to go on (included by
+ * retsnoop.bpf.c; the recorder fills func_ranges).
  *
  * A capture unwinds every frame up to the syscall entry, several thousand
  * instructions, and most first failures of a succeeding syscall are
@@ -56,6 +56,14 @@ struct ancestors {
 	struct rs_func_range *r[DEFER_ANCESTORS];
 };
 
+/* the code ranges of frame d's nearest traced ancestors (d > 0) */
+static __always_inline void ancestors_of(struct session *s, u32 d, struct ancestors *an)
+{
+	for (u32 a = 0; a < DEFER_ANCESTORS; a++)
+		if (a < d)
+			an->r[a] = frame_range(s, d - 1 - a);
+}
+
 /* which of frame d's nearest traced ancestors has ip in its code: how
  * many frames up (1: the parent), 0 for none */
 static __always_inline u32 ancestor_of(const struct ancestors *an, u64 ip)
@@ -86,9 +94,7 @@ static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u
 	ks = s->kstack[slot];
 	if (n > RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 1 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
 		goto whole;
-	for (a = 0; a < DEFER_ANCESTORS; a++)
-		if (a < d)
-			an.r[a] = frame_range(s, d - 1 - a);
+	ancestors_of(s, d, &an);
 	k = 0;
 	a = ancestor_of(&an, ip);
 	if (a) {
@@ -125,7 +131,7 @@ whole:
  * each once, on its own, instead of once for every state of handle_exit
  * that reaches it (inlined, or as static subprograms, they tripled the
  * instructions verified at load). Only kprobe programs call them (their
- * context is the registers); fentry captures at the failing call. */
+ * context is the registers); fentry has its own, below. */
 
 /* the first failure of a chain at frame d: its stack into the current slot,
  * whole now or deferred (defer_step) */
@@ -243,9 +249,7 @@ __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u6
 
 	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
 		return 0;
-	for (a = 0; a < DEFER_ANCESTORS; a++)
-		if (a < d)
-			an.r[a] = frame_range(s, d - 1 - a);
+	ancestors_of(s, d, &an);
 	a = ancestor_of(&an, caller);
 	/* into an ancestor's trampoline: that ancestor tail-called this
 	 * function, whose return goes on through the ancestor's exit */
@@ -301,15 +305,12 @@ static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 
 		fexit_learn_skip(s->kstack[slot], s->kstack_sz[slot], w.site);
 }
 
-/* fentry's defer_exit_slot */
+/* fentry's defer_exit_slot, for a chain that goes on here */
 static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d, u32 slot,
 					     const struct fexit_ret *w, bool fr)
 {
-	u32 n;
+	u32 n = s->pend_n[slot & 1];
 
-	if (!chain_goes_on(s, d, slot))
-		return;
-	n = s->pend_n[slot & 1];
 	if (fr && rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller))
 		return;
 	if (fr) {
@@ -325,9 +326,17 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
  * function on every kernel) */
 static __always_inline void fexit_defer_exit(void *ctx, struct session *s, u32 d, u32 id)
 {
+	bool on0 = chain_goes_on(s, d, 0), on1 = chain_goes_on(s, d, 1);
 	struct fexit_ret w;
-	bool fr = fexit_frame(ctx, id, &w);
+	bool fr;
 
-	fexit_defer_slot(ctx, s, d, 0, &w, fr);
-	fexit_defer_slot(ctx, s, d, 1, &w, fr);
+	/* most exits a chain waits through are not its ancestor's: the
+	 * trampoline frame is read only at one that continues a chain */
+	if (!on0 && !on1)
+		return;
+	fr = fexit_frame(ctx, id, &w);
+	if (on0)
+		fexit_defer_slot(ctx, s, d, 0, &w, fr);
+	if (on1)
+		fexit_defer_slot(ctx, s, d, 1, &w, fr);
 }

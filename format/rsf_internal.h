@@ -90,6 +90,12 @@ struct rsf_block_hdr {                   /* 32 bytes before every block */
 #define RSF_ZSTD_LEVEL_TABLES 1
 #define RSF_REC_ALIGN        8
 
+/* a record's bytes in a chunk: its size padded to RSF_REC_ALIGN */
+static inline uint64_t rsf_rec_padded(uint64_t size)
+{
+	return (size + RSF_REC_ALIGN - 1) & ~(uint64_t)(RSF_REC_ALIGN - 1);
+}
+
 #define RSF_NO_STR           0xffffffffu     /* string offset meaning NULL */
 
 _Static_assert(sizeof(struct rsf_file_hdr) == RSF_FILE_HDR_SIZE, "file header size");

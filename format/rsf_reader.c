@@ -441,7 +441,7 @@ static bool check_records(const uint8_t *raw, uint32_t raw_size, uint32_t count,
 			snprintf(msg, msglen, "record %u has size %u, smaller than its header", i, size);
 			return false;
 		}
-		uint64_t padded = ((uint64_t)size + RSF_REC_ALIGN - 1) & ~(uint64_t)(RSF_REC_ALIGN - 1);
+		uint64_t padded = rsf_rec_padded(size);
 		if (padded > raw_size - pos) {
 			snprintf(msg, msglen, "record %u size %u overflows the chunk", i, size);
 			return false;
@@ -469,7 +469,7 @@ struct xout {
 static int xout_add(void *ctx, const struct rs_rec_hdr *rec, size_t size)
 {
 	struct xout *x = ctx;
-	size_t padded = (size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+	size_t padded = (size_t)rsf_rec_padded(size);
 
 	if (padded > XRAW_MAX - x->len)
 		return -1;
@@ -496,7 +496,7 @@ static bool expand_batches(struct rsf_reader *r, uint32_t raw_size, uint32_t *co
 
 		if (h->type == RS_REC_TRACE_BATCH)
 			break;
-		pos += ((size_t)h->size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+		pos += rsf_rec_padded(h->size);
 	}
 	if (i == *count)
 		return true;
@@ -517,7 +517,7 @@ static bool expand_batches(struct rsf_reader *r, uint32_t raw_size, uint32_t *co
 				 "expanded chunk too large");
 			return false;
 		}
-		pos += ((size_t)h->size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+		pos += rsf_rec_padded(h->size);
 	}
 	r->cur = r->xraw;
 	*count = x.count;
@@ -687,7 +687,7 @@ static enum rsf_status next_record(struct rsf_reader *r, const struct rs_rec_hdr
 			return st;
 	}
 	const struct rs_rec_hdr *h = (const struct rs_rec_hdr *)(r->cur + r->pos);
-	r->pos += ((size_t)h->size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+	r->pos += rsf_rec_padded(h->size);
 	r->left--;
 	*rec = h;
 	return RSF_OK;

@@ -393,7 +393,7 @@ int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
 		set_err(w, "record rejected: header says %u bytes, given %u", hdr.size, size);
 		return -1;
 	}
-	size_t padded = ((size_t)size + RSF_REC_ALIGN - 1) & ~(size_t)(RSF_REC_ALIGN - 1);
+	size_t padded = (size_t)rsf_rec_padded(size);
 	if (padded > w->chunk_max) {
 		set_err(w, "record of %u bytes rejected: larger than a chunk", size);
 		return -1;

@@ -22,6 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* fentry's deferred stacks read the x86-64 BPF trampoline's frame */
+#if defined(__x86_64__)
+#define FENTRY_DEFER_ARCH true
+#else
+#define FENTRY_DEFER_ARCH false
+#endif
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -109,12 +116,8 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	 * them whole. Through fentry the return addresses come from the
 	 * x86-64 BPF trampoline's frame. Off, the verifier drops it as dead
 	 * code. */
-#if defined(__x86_64__)
-	s->rodata->defer_stacks = o->defer_stacks && !s->rodata->success_stacks && !o->interim;
-#else
 	s->rodata->defer_stacks = o->defer_stacks && !s->rodata->success_stacks && !o->interim &&
-				  mode != ATTACH_FENTRY;
-#endif
+				  (mode != ATTACH_FENTRY || FENTRY_DEFER_ARCH);
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
 	s->rodata->use_lbr = use_lbr;
@@ -227,6 +230,18 @@ static int fill_func_ranges(struct retsnoop_bpf *s, const struct selection *sel,
 	return ret;
 }
 
+/* a vmlinux function's BTF id and function id, sorted by BTF id */
+struct btf_func {
+	uint32_t btf_id, f;
+};
+
+static int cmp_btf_func(const void *a, const void *b)
+{
+	uint32_t x = ((const struct btf_func *)a)->btf_id, y = ((const struct btf_func *)b)->btf_id;
+
+	return x < y ? -1 : x > y;
+}
+
 /* fentry's deferred stacks: each traced function's trampoline image from
  * the [bpf] symbols read after attaching, "bpf_trampoline_KEY", KEY the
  * BTF object id (vmlinux: 1) above the function's BTF id (bit 31 set on
@@ -236,12 +251,22 @@ int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, cons
 {
 	struct retsnoop_bpf *s = t->skel;
 	int fd = bpf_map__fd(s->maps.func_ranges), ret = 0;
+	struct btf_func *by_id;
+	size_t n = 0;
 
 	if (t->mode != ATTACH_FENTRY || !s->rodata->defer_stacks || !bpf_ks)
 		return 0;
+	by_id = malloc((sel->n ? sel->n : 1) * sizeof(*by_id));
+	if (!by_id)
+		return -1;
+	for (uint32_t f = 0; f < sel->n; f++)
+		if (!sel->v[f].module && sel->v[f].btf_id > 0)
+			by_id[n++] = (struct btf_func){ (uint32_t)sel->v[f].btf_id, f };
+	qsort(by_id, n, sizeof(*by_id), cmp_btf_func);
 	for (size_t i = 0; i < ksyms_count(bpf_ks); i++) {
 		const struct ksym *k = ksyms_at(bpf_ks, i);
 		unsigned long long key;
+		struct btf_func want, *hit;
 		struct rs_func_range v;
 		char *end;
 
@@ -250,19 +275,16 @@ int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, cons
 		key = strtoull(k->name + 15, &end, 10);
 		if (*end || key >> 32 != 1)
 			continue;
-		for (uint32_t f = 0; f < sel->n; f++) {
-			if (sel->v[f].module || sel->v[f].btf_id <= 0 ||
-			    (uint32_t)sel->v[f].btf_id != (key & 0x7fffffff))
-				continue;
-			if (bpf_map_lookup_elem(fd, &f, &v) || !v.end)
-				break;
-			v.tramp_start = k->addr;
-			v.tramp_end = k->addr + (k->size && k->size < 4096 ? k->size : 4096);
-			if (bpf_map_update_elem(fd, &f, &v, 0))
-				ret = -1;
-			break;
-		}
+		want.btf_id = (uint32_t)(key & 0x7fffffff);
+		hit = bsearch(&want, by_id, n, sizeof(*by_id), cmp_btf_func);
+		if (!hit || bpf_map_lookup_elem(fd, &hit->f, &v) || !v.end)
+			continue;
+		v.tramp_start = k->addr;
+		v.tramp_end = k->addr + (k->size && k->size < 4096 ? k->size : 4096);
+		if (bpf_map_update_elem(fd, &hit->f, &v, 0))
+			ret = -1;
 	}
+	free(by_id);
 	return ret;
 }
 

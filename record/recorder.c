@@ -584,9 +584,9 @@ static void detach(struct recorder *r, struct rsf_stats *st)
 	tracer_detach(&r->tr);
 	tracer_stats(&r->tr, &st->bpf);
 	if (tracer_fexit_defer_broken(&r->tr))
-		fprintf(r->log, "retsnoop: warning: an fexit stack capture did not start at the traced "
+		fprintf(r->log, "%s: warning: an fexit stack capture did not start at the traced "
 			"function: deferred fentry stacks were turned off from then on "
-			"(-C bpf.defer-stacks=false avoids them)\n");
+			"(-C bpf.defer-stacks=false avoids them)\n", r->prog);
 	st->prog_misses = misses.total;
 	st->prog_misses_entry = misses.entry;
 	st->prog_misses_exit = misses.exit;

@@ -283,9 +283,10 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	       st->funcs_failed);
 	printf("%-22s attach %.3f ms, detach %.3f ms\n", "Timings:", st->attach_ns / 1e6,
 	       st->detach_ns / 1e6);
-	printf("%-22s %" PRIu64 " record(s)%s, %" PRIu64 " chunk(s)\n", "Written:",
-	       st->records_written, batched ? " as stored (-T: up to 64 call ends in one)" : "",
-	       st->chunks_written);
+	printf("%-22s %" PRIu64 " record(s)", "Written:", st->records_written);
+	if (batched)
+		printf(" as stored (-T: up to %d call ends in one)", RS_TRACE_BATCH);
+	printf(", %" PRIu64 " chunk(s)\n", st->chunks_written);
 	printf("Statistics:\n");
 	printf("  %-26s %" PRIu64 "\n", "sessions emitted", b->sessions_emitted);
 	printf("  %-26s %" PRIu64 "\n", "sessions dropped", b->sessions_dropped);

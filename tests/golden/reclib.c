@@ -72,10 +72,7 @@ static void flush_batch(struct rsf_writer *w)
 void rb_add(struct rsf_writer *w, const void *rec, uint32_t size)
 {
 	flush_batch(w);
-	if (rsf_writer_add(w, rec, size)) {
-		fprintf(stderr, "%s: add failed: %s\n", rb_prog, rsf_writer_error(w));
-		exit(1);
-	}
+	add_rec(w, rec, size);
 }
 
 void rb_close(struct rsf_writer *w, const struct rsf_stats *st)
