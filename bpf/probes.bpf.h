@@ -106,15 +106,19 @@ static __always_inline void probe_emit(void *ctx, struct session *s, u64 cookie,
 
 static __always_inline void handle_probe(void *ctx, u64 cookie)
 {
+	struct cpu_state *c;
 	struct session *s;
 	u64 now;
 	u32 seq_id;
 
-	/* fentry: not inside our own handler on this CPU (see guard_enter) */
-	if (!ready || (fentry_mode && !guard_enter()))
+	if (!ready)
 		return;
-	s = bpf_task_storage_get(&sessions, bpf_get_current_task_btf(), 0, 0);
-	if (s && s->active && !s->defunct && s->depth) {
+	/* fentry: not inside our own handler on this CPU (see guard_enter) */
+	c = fentry_mode ? guard_enter() : cpu_state_get();
+	if (!c)
+		return;
+	s = session_find(c, bpf_get_current_task());
+	if (s && !s->defunct && s->depth) {
 		now = bpf_ktime_get_ns();
 		seq_id = s->next_seq_id++;
 		if (emit_trace) {
@@ -125,7 +129,7 @@ static __always_inline void handle_probe(void *ctx, u64 cookie)
 			submit_session(ctx, s, RS_SESS_INTERIM | RS_SUBMIT_PROBE, now);
 	}
 	if (fentry_mode)
-		guard_exit();
+		guard_exit(c);
 }
 
 /* kprobe:NAME[+OFF] and kretprobe:NAME (attached with retprobe set) */

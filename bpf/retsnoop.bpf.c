@@ -34,11 +34,15 @@ const volatile __u64 wake_bytes = 1;          /* wake the reader early past this
 bool ready = false;
 struct rs_bpf_stats stats = {};
 
-/* a thread's session state, in its task-local storage: created at the
- * thread's first traced entry and kept for its lifetime (reset in place at
- * each session start, freed by the kernel with the task), so a session
- * costs no map insert or delete and a call one storage lookup */
+/* a session's state, in a slot of the sess_slots array from its entry
+ * function's entry to its exit (reset in place when a slot is reused), so a
+ * session costs no map insert or delete; a call finds it through the
+ * per-CPU cache (struct cpu_state), else the thread's task storage */
 struct session {
+	u64 owner;                   /* the task (bpf_get_current_task) whose open
+				      * session this is; 0 once closed */
+	u32 slot;                    /* this slot's index */
+	u32 _pad0;
 	u64 sess_id;
 	u32 tid, pid;
 	u64 start_ts;
@@ -49,9 +53,8 @@ struct session {
 	u32 overflow_calls;
 	u32 overflow_depth;          /* untracked nested calls currently running */
 	u16 depth, max_depth;
-	bool active;                 /* a session is open */
 	bool is_err, defunct, start_emitted, counted_incomplete;
-	u8 cur;                      /* slot of kstack[]/lbrs[] of the current chain;
+	u8 cur;                      /* slot of kstack[]/sess_lbrs of the current chain;
 				      * cur ^ 1 holds the saved deeper chain's */
 	/* saved deeper error chain for stitching: frames [saved_depth - 1,
 	 * saved_max_depth) of saved_frames, kernel stack/LBRs in slot cur ^ 1 */
@@ -61,12 +64,10 @@ struct session {
 	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
 	u16 pend_n[2];               /* continues the pend_n return addresses kept */
 	s32 lbrs_sz[2];
-	u32 tb_n;                    /* -T: entries waiting in tb[] */
-	struct rs_trace_ent tb[RS_TRACE_BATCH];
+	u32 tb_n;                    /* -T: entries waiting in the slot's sess_tb */
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
 	u64 kstack[3][RS_MAX_KSTACK_DEPTH];
-	struct rs_lbr_entry lbrs[2][RS_MAX_LBR_ENTRIES];
 };
 
 /* the fixed part of a SESSION_END record: frames[nframes] and the kernel
@@ -83,12 +84,56 @@ static __always_inline u32 FIDX(u32 d)
 	return d & (RS_MAX_FSTACK_DEPTH - 1);
 }
 
+/* the open sessions: one slot each, -C bpf.sessions-size of them (the
+ * recorder sizes both maps and puts every slot in free_slots); a slot is
+ * taken from free_slots at a session's start and given back at its end. No
+ * slot left: the session is not traced (stats.sessions_table_full) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct session);
+} sess_slots SEC(".maps");
+
+/* the parts of a session only -T and -B use, by its slot: their maps have
+ * one entry unless the mode uses them */
+struct trace_buf {
+	struct rs_trace_ent e[RS_TRACE_BATCH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct trace_buf);
+} sess_tb SEC(".maps");
+
+struct lbr_slots {
+	struct rs_lbr_entry e[2][RS_MAX_LBR_ENTRIES];   /* per kstack slot (session.cur) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct lbr_slots);
+} sess_lbrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1);
+	__type(value, u32);
+} free_slots SEC(".maps");
+
+
+/* a thread's slot + 1 (0: none yet); stale once its session has closed
+ * (the slot's owner says so) */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct session);
-} sessions SEC(".maps");
+	__type(value, u32);
+} task_slot SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -123,12 +168,24 @@ struct {
 	__type(value, u8);                /* 1 allow, 2 deny */
 } comms SEC(".maps");
 
+/* per CPU: the slot of the last task whose session a call found here, so
+ * that the next call of that task needs two inlined array lookups instead
+ * of a task-storage lookup. Only a hint: a slot is used only while its
+ * owner is the current task (a task pointer freed and reused as another
+ * task's has closed its session first, clearing the owner). Also the
+ * fentry guard (guard_enter) */
+struct cpu_state {
+	u64 task;
+	u32 slot;
+	u32 running;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, u32);
-} running SEC(".maps");
+	__type(value, struct cpu_state);
+} cpu_states SEC(".maps");
 
 struct lbr_buf {
 	struct perf_branch_entry e[RS_MAX_LBR_ENTRIES];
@@ -151,32 +208,91 @@ static __always_inline void stat_inc(u64 *v)
 
 #include "args_capture.bpf.h"
 
+static __always_inline struct cpu_state *cpu_state_get(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_states, &zero);
+}
+
 /* per-CPU guard: a traced function called from inside our own handler
  * (map helpers, ring buffer) must not recurse into the session logic.
  * Only fentry needs it: each fentry clone is its own program, and the
  * kernel's per-program recursion check does not stop another clone, while
  * kprobe and kprobe.multi programs never nest (the kernel's bpf_prog_active
- * counter skips a kprobe program run inside another) */
-static __always_inline bool guard_enter(void)
+ * counter skips a kprobe program run inside another). Returns the CPU's
+ * state, NULL when taken */
+static __always_inline struct cpu_state *guard_enter(void)
 {
-	u32 zero = 0;
-	u32 *r = bpf_map_lookup_elem(&running, &zero);
+	struct cpu_state *c = cpu_state_get();
 
-	if (!r)
-		return false;
-	if (*r)
-		return false;
-	*r = 1;
-	return true;
+	if (!c || c->running)
+		return NULL;
+	c->running = 1;
+	return c;
 }
 
-static __always_inline void guard_exit(void)
+static __always_inline void guard_exit(struct cpu_state *c)
 {
-	u32 zero = 0;
-	u32 *r = bpf_map_lookup_elem(&running, &zero);
+	c->running = 0;
+}
 
-	if (r)
-		*r = 0;
+/* the current thread's open session, or NULL */
+static __always_inline struct session *session_find(struct cpu_state *c, u64 task)
+{
+	struct session *s;
+	u32 slot, *ts;
+
+	if (c->task == task) {
+		slot = c->slot;
+		s = bpf_map_lookup_elem(&sess_slots, &slot);
+		if (s && s->owner == task)
+			return s;
+	}
+	ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0, 0);
+	if (!ts || !*ts)
+		return NULL;
+	slot = *ts - 1;
+	s = bpf_map_lookup_elem(&sess_slots, &slot);
+	if (!s || s->owner != task)
+		return NULL;
+	c->task = task;
+	c->slot = slot;
+	return s;
+}
+
+/* a slot for a new session of the current thread (its fields as the last
+ * session there left them: session_open resets them), or NULL */
+static __always_inline struct session *session_take(struct cpu_state *c, u64 task)
+{
+	struct session *s;
+	u32 slot, *ts;
+
+	if (bpf_map_pop_elem(&free_slots, &slot))
+		return NULL;
+	s = bpf_map_lookup_elem(&sess_slots, &slot);
+	ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s || !ts) {
+		bpf_map_push_elem(&free_slots, &slot, 0);
+		return NULL;
+	}
+	*ts = slot + 1;
+	s->owner = task;
+	s->slot = slot;
+	c->task = task;
+	c->slot = slot;
+	return s;
+}
+
+/* the session has ended: its slot goes back (the thread's task storage and
+ * CPU caches still name it, and no longer match its owner) */
+static __always_inline void session_close(struct session *s)
+{
+	u32 slot = s->slot;
+
+	s->owner = 0;
+	bpf_map_push_elem(&free_slots, &slot, 0);
 }
 
 static __always_inline bool task_allowed(void)
@@ -286,7 +402,8 @@ __noinline int rs_trace_flush(struct session *s)
 	struct rs_rec_trace_batch *b = NULL;
 	struct bpf_dynptr dp;
 	u64 fixed[__builtin_offsetof(struct rs_rec_trace_batch, e) / 8];
-	u32 n, sz;
+	struct trace_buf *tb;
+	u32 n, sz, slot;
 
 	if (!s)
 		return 0;
@@ -294,6 +411,12 @@ __noinline int rs_trace_flush(struct session *s)
 	if (!n)
 		return 0;
 	s->tb_n = 0;
+	slot = s->slot;   /* a map key from the stack: s is plain memory here */
+	tb = bpf_map_lookup_elem(&sess_tb, &slot);
+	if (!tb) {
+		records_lost(s, n);
+		return 0;
+	}
 	if (n > RS_TRACE_BATCH)
 		n = RS_TRACE_BATCH;
 	if (!s->start_emitted && !emit_session_start(s)) {
@@ -313,7 +436,7 @@ __noinline int rs_trace_flush(struct session *s)
 	b->n = n;
 	b->_pad = 0;
 	bpf_dynptr_write(&dp, 0, fixed, sizeof(fixed), 0);
-	bpf_dynptr_write(&dp, sizeof(fixed), s->tb, sz, 0);
+	bpf_dynptr_write(&dp, sizeof(fixed), tb->e, sz, 0);
 	/* no wakeup: SESSION_END's, or the reader's poll timeout, reads it */
 	bpf_ringbuf_submit_dynptr(&dp, BPF_RB_NO_WAKEUP);
 	return 0;
@@ -323,14 +446,16 @@ __noinline int rs_trace_flush(struct session *s)
 static __always_inline void emit_trace_rec(struct session *s, u32 type, u32 seq_id, u32 func_id,
 				       u32 depth, s64 res, u64 lat, u64 ts)
 {
-	u32 i = s->tb_n;
+	u32 i = s->tb_n, slot = s->slot;
+	struct trace_buf *tb = bpf_map_lookup_elem(&sess_tb, &slot);
 	struct rs_trace_ent *e;
 
-	if (i >= RS_TRACE_BATCH) {   /* never: a full batch is sent at once */
+	/* never: a full batch is sent at once, and the map has every slot */
+	if (i >= RS_TRACE_BATCH || !tb) {
 		records_lost(s, 1);
 		return;
 	}
-	e = &s->tb[i & (RS_TRACE_BATCH - 1)];
+	e = &tb->e[i & (RS_TRACE_BATCH - 1)];
 	e->ts = ts;
 	e->seq_id = seq_id;
 	e->func_id = func_id;
@@ -346,16 +471,18 @@ static __always_inline void emit_trace_rec(struct session *s, u32 type, u32 seq_
 
 static __always_inline void capture_lbrs(struct session *s)
 {
-	u32 zero = 0;
+	u32 zero = 0, slot = s->slot;
 	struct lbr_buf *lb;
+	struct lbr_slots *ls;
 
 	if (!use_lbr)
 		return;
 	lb = bpf_map_lookup_elem(&lbr_scratch, &zero);
-	if (!lb)
+	ls = bpf_map_lookup_elem(&sess_lbrs, &slot);
+	if (!lb || !ls)
 		return;
 	s->lbrs_sz[s->cur & 1] = lb->sz;
-	bpf_probe_read_kernel(s->lbrs[s->cur & 1], sizeof(s->lbrs[0]), lb->e);
+	bpf_probe_read_kernel(ls->e[s->cur & 1], sizeof(ls->e[0]), lb->e);
 }
 
 #include "ustack.bpf.h"
@@ -401,8 +528,14 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		return;
 
 	if (use_lbr && !(flags & RS_SESS_IGNORED)) {
+		u32 sl = s->slot;
 		struct rs_rec_lbr *l = bpf_ringbuf_reserve(&rb, sizeof(*l), 0);
+		struct lbr_slots *lbrs = bpf_map_lookup_elem(&sess_lbrs, &sl);
 
+		if (l && !lbrs) {   /* never: the map has every slot; counted below */
+			bpf_ringbuf_discard(l, 0);
+			l = NULL;
+		}
 		if (l) {
 			u32 ls = (s->saved_depth && s->max_depth + 1 == s->saved_depth) ?
 				 (s->cur ^ 1) & 1 : s->cur & 1;
@@ -412,7 +545,7 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 			l->sess_id = s->sess_id;
 			l->_pad = 0;
 			l->lbrs_sz = s->lbrs_sz[ls];
-			bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), s->lbrs[ls]);
+			bpf_probe_read_kernel(l->lbrs, sizeof(l->lbrs), lbrs->e[ls]);
 			bpf_ringbuf_submit(l, BPF_RB_NO_WAKEUP);
 		} else {
 			stat_inc(&stats.records_dropped);
@@ -549,31 +682,28 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
 	t = (struct task_struct *)bpf_get_current_task();
 	BPF_CORE_READ_STR_INTO(&s->proc_comm, t, group_leader, comm);
-	s->active = true;
 }
 
 /* cookie: RS_FUNC_COOKIE(id, flags) of the traced function; returns
  * whether this call's exit must be seen (kprobe.session skips the exit of a
  * call that opened no frame and counts no untracked depth) */
-static __always_inline bool handle_entry(void *ctx, u64 cookie)
+static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 cookie)
 {
-	struct task_struct *task;
 	struct session *s;
-	u64 now;
+	u64 now, task;
 	u32 id = (u32)cookie, flags = cookie >> 32, d;
 	bool fresh = false;
 
 	if (id >= nr_funcs)
 		return false;
-	task = bpf_get_current_task_btf();
-	s = bpf_task_storage_get(&sessions, task, 0, 0);
-	if (!s || !s->active) {
+	task = bpf_get_current_task();
+	s = session_find(c, task);
+	if (!s) {
 		if (!(flags & RS_FUNC_IS_ENTRY))
 			return false;
 		if (!task_allowed())
 			return false;
-		if (!s)
-			s = bpf_task_storage_get(&sessions, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		s = session_take(c, task);
 		if (!s) {
 			stat_inc(&stats.sessions_table_full);
 			return false;
@@ -648,7 +778,8 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 /* kctx: ctx is the registers (kprobe programs), else fexit's arguments;
  * it picks the deferred stacks' form (bpf/stack_defer.bpf.h). A constant
  * in each caller */
-static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kctx)
+static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res,
+					bool kctx)
 {
 	struct session *s;
 	u64 now, lat;
@@ -664,13 +795,13 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kct
 	}
 	if (id >= nr_funcs)
 		return;
-	s = bpf_task_storage_get(&sessions, bpf_get_current_task_btf(), 0, 0);
-	if (!s || !s->active)
+	s = session_find(c, bpf_get_current_task());
+	if (!s)
 		return;
 	if (s->overflow_depth) {
 		s->overflow_depth--;
 		if (s->defunct && !s->overflow_depth && !s->depth)
-			s->active = false;
+			session_close(s);
 		return;
 	}
 	if (!s->depth)
@@ -705,11 +836,20 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kct
 		}
 	}
 
-	now = bpf_ktime_get_ns();
-	lat = now - s->frames[FIDX(d)].lat_ns;
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	failed = is_failure(flags, res);
+	/* a successful call's latency is read only by the trace view, success
+	 * sessions, interim snapshots, the entry function's own frame (-L, the
+	 * session's end) and calls that cannot fail (they stay in an error
+	 * chain): else no clock read */
+	if (failed || emit_trace || emit_success || emit_interim || d == 0 ||
+	    (flags & RS_FUNC_CANT_FAIL)) {
+		now = bpf_ktime_get_ns();
+		lat = now - s->frames[FIDX(d)].lat_ns;
+	} else {
+		now = lat = 0;
+	}
 	seq_id = s->next_seq_id++;
 	if (emit_trace)
 		emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
@@ -767,7 +907,7 @@ static __always_inline void handle_exit(void *ctx, u64 cookie, s64 res, bool kct
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);
-		s->active = false;
+		session_close(s);
 	}
 }
 
@@ -798,16 +938,20 @@ static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 SEC("kprobe.multi")
 int rs_kentry_multi(struct pt_regs *ctx)
 {
-	if (ready)
-		handle_entry(ctx, multi_cookie(ctx));
+	struct cpu_state *c = cpu_state_get();
+
+	if (ready && c)
+		handle_entry(ctx, c, multi_cookie(ctx));
 	return 0;
 }
 
 SEC("kretprobe.multi")
 int rs_kexit_multi(struct pt_regs *ctx)
 {
-	if (ready)
-		handle_exit(ctx, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
+	struct cpu_state *c = cpu_state_get();
+
+	if (ready && c)
+		handle_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -826,33 +970,38 @@ int rs_ksession(struct pt_regs *ctx)
 	/* the call's own 8 bytes, from its entry to its exit: the function's
 	 * cookie, so that the exit needs no ip_cookies lookup */
 	u64 *sc = bpf_session_cookie();
+	struct cpu_state *c = cpu_state_get();
 	u64 cookie;
 
 	if (bpf_session_is_return()) {
-		if (ready)
-			handle_exit(ctx, *sc, (s64)PT_REGS_RC(ctx), true);
+		if (ready && c)
+			handle_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), true);
 		return 0;
 	}
-	if (!ready)
+	if (!ready || !c)
 		return 1;
 	cookie = multi_cookie(ctx);
 	*sc = cookie;
-	return handle_entry(ctx, cookie) ? 0 : 1;
+	return handle_entry(ctx, c, cookie) ? 0 : 1;
 }
 
 SEC("kprobe")
 int rs_kentry(struct pt_regs *ctx)
 {
-	if (ready)
-		handle_entry(ctx, bpf_get_attach_cookie(ctx));
+	struct cpu_state *c = cpu_state_get();
+
+	if (ready && c)
+		handle_entry(ctx, c, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
 SEC("kretprobe")
 int rs_kexit(struct pt_regs *ctx)
 {
-	if (ready)
-		handle_exit(ctx, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
+	struct cpu_state *c = cpu_state_get();
+
+	if (ready && c)
+		handle_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -876,23 +1025,26 @@ static __always_inline u64 fentry_func_cookie(void *ctx)
 SEC("fentry")
 int rs_fentry(u64 *ctx)
 {
-	if (!ready || !guard_enter())
+	struct cpu_state *c;
+
+	if (!ready || !(c = guard_enter()))
 		return 0;
-	handle_entry(ctx, fentry_func_cookie(ctx));
-	guard_exit();
+	handle_entry(ctx, c, fentry_func_cookie(ctx));
+	guard_exit(c);
 	return 0;
 }
 
 SEC("fexit")
 int rs_fexit(u64 *ctx)
 {
+	struct cpu_state *c;
 	u64 ret = 0;
 
-	if (!ready || !guard_enter())
+	if (!ready || !(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	handle_exit(ctx, fentry_func_cookie(ctx), (s64)ret, false);
-	guard_exit();
+	handle_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, false);
+	guard_exit(c);
 	return 0;
 }
 
@@ -902,10 +1054,11 @@ int rs_fexit(u64 *ctx)
 SEC("raw_tp/sched_process_exit")
 int rs_task_exit(void *ctx)
 {
-	struct session *s = bpf_task_storage_get(&sessions, bpf_get_current_task_btf(), 0, 0);
+	struct cpu_state *c = cpu_state_get();
+	struct session *s = c ? session_find(c, bpf_get_current_task()) : NULL;
 
-	if (s && s->active) {
-		s->active = false;
+	if (s) {
+		session_close(s);
 		stat_inc(&stats.sessions_exited);
 	}
 	return 0;

@@ -275,11 +275,16 @@ __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u6
 static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u32 n, u64 site)
 {
 	u64 *ks = s->kstack[slot & 1];
+	u64 off = (u64)n * 8;
 	s32 sz;
 
-	if (n >= RS_MAX_KSTACK_DEPTH)
-		n = RS_MAX_KSTACK_DEPTH - 1;
-	sz = bpf_get_stack(ctx, (void *)ks + n * 8, sizeof(s->kstack[0]) - n * 8,
+	/* bounded in the register the call uses: 6.1's verifier loses a
+	 * bound checked before a spill of n */
+	asm volatile("" : "+r"(off));
+	if (off > sizeof(s->kstack[0]) - 8)
+		off = sizeof(s->kstack[0]) - 8;
+	n = off / 8;
+	sz = bpf_get_stack(ctx, (void *)ks + off, sizeof(s->kstack[0]) - off,
 			   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
 	if (sz <= 0 || ks[KIDX(n)] != site)
 		fexit_defer_broken = true;

@@ -136,6 +136,11 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	set_user_stacks(s, o);
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
+	/* open sessions: -C bpf.sessions-size slots, all free at first */
+	bpf_map__set_max_entries(s->maps.sess_slots, o->sessions_size);
+	bpf_map__set_max_entries(s->maps.free_slots, o->sessions_size);
+	bpf_map__set_max_entries(s->maps.sess_tb, o->trace ? o->sessions_size : 1);
+	bpf_map__set_max_entries(s->maps.sess_lbrs, use_lbr ? o->sessions_size : 1);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
 	/* deferred stacks' table only when they are on */
 	bpf_map__set_max_entries(s->maps.func_ranges,
@@ -302,6 +307,9 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 	}
 	if (t->mode == ATTACH_KPROBE_MULTI && fill_ip_cookies(s, sel))
 		goto fail;
+	for (uint32_t i = 0; i < bpf_map__max_entries(s->maps.free_slots); i++)
+		if (bpf_map__update_elem(s->maps.free_slots, NULL, 0, &i, sizeof(i), 0))
+			goto fail;
 	if (s->rodata->defer_stacks && fill_func_ranges(s, sel, ks))
 		goto fail;
 	for (uint32_t i = 0; i < o->f.npids; i++) {

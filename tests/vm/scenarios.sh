@@ -50,6 +50,16 @@ run lbr \$R -B $BPF_GLOBS -o /out/lbr.rsr -- ./simfail bpf-bad-map-max-entries-a
 run globs \$R -v $BPF_GLOBS -a 'nomatch_xyz_*' -d 'nomatch_deny_*' -o /out/globs.rsr -- ./simfail bpf-bad-map-max-entries-array
 # a thread that exits inside a traced call never returns: its session is freed
 run exit \$R -e '*sys_exit_group' -a do_group_exit -a do_exit -o /out/exit.rsr -- sh -c 'exit 3'
+# session slots (-C bpf.sessions-size): with one slot, each simfail's exit_group
+# session ends with its thread (the slot given back at the exit), and the next
+# simfail's failing openat still gets it; two sleeps at once need two slots
+run slots-reuse \$R -C bpf.sessions-size=1 -e '*sys_exit_group' -e '*sys_openat' -a do_sys_openat2 -a do_exit \\
+	-o /out/slots-reuse.rsr -- sh -c './simfail open-missing; ./simfail open-missing; ./simfail open-missing'
+SLEEPS='-S -e *sys_nanosleep -e *sys_clock_nanosleep -a hrtimer_nanosleep -a do_nanosleep'
+run slots-full \$R -C bpf.sessions-size=1 \$SLEEPS -o /out/slots-full.rsr -- \\
+	sh -c './simfail syscall-long-sleep & ./simfail syscall-long-sleep; wait'
+run slots-two \$R -C bpf.sessions-size=2 \$SLEEPS -o /out/slots-two.rsr -- \\
+	sh -c './simfail syscall-long-sleep & ./simfail syscall-long-sleep; wait'
 # live tool with -o: rendered output equals the report of the written file
 run live ./retsnoop -c bpf -o /out/live.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
 # record-time process filters (-n/-N/-p/-P) on a recorder started without
@@ -268,6 +278,23 @@ check "lbr: recording still succeeded" [ "$(cat "$OUT/lbr.rc")" = 0 ] && [ "$(re
 check "exit: the command's status (3) is passed through" [ "$(cat "$OUT/exit.rc")" = 3 ]
 exited=$(rep info "$OUT/exit.rsr" | awk '/sessions exited/ { print $3 }')
 check "exit: the session of the exiting thread is counted, not leaked (${exited:-none})" [ "${exited:-0}" -ge 1 ]
+
+# session slots
+info=$(rep info "$OUT/slots-reuse.rsr")
+full=$(awk '/sessions table full/ { print $4 }' <<<"$info")
+exited=$(awk '/sessions exited/ { print $3 }' <<<"$info")
+n=$(rep "$OUT/slots-reuse.rsr" | grep -c -- '\[-ENOENT\] *__x64_sys_openat')
+check "slots: one slot serves 3 failing openats between exiting threads ($n shown, ${exited:-?} exited, ${full:-?} full)" \
+	[ "$n" -ge 3 ] && [ "${full:-x}" = 0 ] && [ "${exited:-0}" -ge 3 ]
+info=$(rep info "$OUT/slots-full.rsr")
+full=$(awk '/sessions table full/ { print $4 }' <<<"$info")
+n=$(rep "$OUT/slots-full.rsr" | grep -c 'TID/PID')
+check "slots: a second sleep at once finds no slot, counted (${full:-?} full, $n shown)" [ "${full:-0}" -ge 1 ] && [ "$n" = 1 ]
+check "slots: the drop table says so" grep -q '^SESSIONS TABLE FULL: *[1-9]' <<<"$(TZ=UTC "$WORK/retsnoop-report" "$OUT/slots-full.rsr" 2>&1)"
+info=$(rep info "$OUT/slots-two.rsr")
+full=$(awk '/sessions table full/ { print $4 }' <<<"$info")
+n=$(rep "$OUT/slots-two.rsr" | grep -c 'TID/PID')
+check "slots: two slots hold both sleeps ($n shown, ${full:-?} full)" [ "${full:-x}" = 0 ] && [ "$n" = 2 ]
 
 # live output == report of the written file
 # the command's own stdout (simfail: ...) shares the terminal with the live view
