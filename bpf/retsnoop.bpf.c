@@ -690,8 +690,9 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 cookie)
 {
 	struct session *s;
+	struct rs_frame *f;
 	u64 now, task;
-	u32 id = (u32)cookie, flags = cookie >> 32, d;
+	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
 	bool fresh = false;
 
 	if (id >= nr_funcs)
@@ -740,19 +741,21 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 coo
 
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return true;
-	s->frames[FIDX(d)].func_id = id;
-	s->frames[FIDX(d)].seq_id = s->next_seq_id++;
-	s->frames[FIDX(d)].res = 0;
-	s->frames[FIDX(d)].lat_ns = now;
+	f = &s->frames[FIDX(d)];   /* one bounded index: FIDX's barrier is not merged */
+	seq_id = s->next_seq_id++;
+	f->func_id = id;
+	f->seq_id = seq_id;
+	f->res = 0;
+	f->lat_ns = now;
 	s->depth = d + 1;
 	s->max_depth = d + 1;
 	s->is_err = false;
 	if (emit_trace) {
-		emit_trace_rec(s, RS_REC_TRACE_ENTRY, s->frames[FIDX(d)].seq_id, id, d + 1, 0, 0, now);
+		emit_trace_rec(s, RS_REC_TRACE_ENTRY, seq_id, id, d + 1, 0, 0, now);
 		if (capture_args)   /* records of a session reach the reader in order */
 			rs_trace_flush(s);
 	}
-	args_capture(ctx, s->sess_id, s->frames[FIDX(d)].seq_id, id);
+	args_capture(ctx, s->sess_id, seq_id, id);
 	return true;
 }
 
@@ -782,6 +785,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 					bool kctx)
 {
 	struct session *s;
+	struct rs_frame *f;
 	u64 now, lat;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
 	bool failed, went_on;
@@ -836,6 +840,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 		}
 	}
 
+	f = &s->frames[FIDX(d)];
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	failed = is_failure(flags, res);
@@ -846,7 +851,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	if (failed || emit_trace || emit_success || emit_interim || d == 0 ||
 	    (flags & RS_FUNC_CANT_FAIL)) {
 		now = bpf_ktime_get_ns();
-		lat = now - s->frames[FIDX(d)].lat_ns;
+		lat = now - f->lat_ns;
 	} else {
 		now = lat = 0;
 	}
@@ -854,8 +859,8 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	if (emit_trace)
 		emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
 
-	s->frames[FIDX(d)].res = res;
-	s->frames[FIDX(d)].lat_ns = lat;
+	f->res = res;
+	f->lat_ns = lat;
 	if (!(flags & RS_FUNC_CANT_FAIL)) {
 		if (failed) {
 			if (!s->is_err) {

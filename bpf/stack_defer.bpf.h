@@ -23,8 +23,11 @@
  *
  * Through fentry the context is the arguments, not the registers: the
  * return addresses come from the BPF trampoline's frame (fexit_frame), and
- * a stack completed later is unwound past the program's and trampoline's
- * own frames (fexit_skip, learned from the first whole capture). The
+ * a short unwind or a stack completed later is unwound past the program's
+ * and trampoline's own frames (fexit_skip, learned from the first whole
+ * capture). There the short unwind matters most: a whole capture unwinds
+ * every traced ancestor's trampoline frame, each costly (JIT code has no
+ * ORC data: the unwinder searches the ftrace trampolines first). The
  * traced ancestors' trampoline frames, between an ancestor's return
  * address and its entry's, are not in such a stack: the report hides them
  * anyway (report/stack_view.c). */
@@ -234,6 +237,22 @@ static __always_inline void fexit_learn_skip(const u64 *ks, s32 sz, u64 site)
 	}
 }
 
+/* which traced ancestor of frame d (how many frames up, 0: none) ip
+ * returns into: its code, or its trampoline (it tail-called the code
+ * between) */
+static __always_inline u32 fexit_ancestor_of(const struct ancestors *an, u64 ip)
+{
+	u32 a = ancestor_of(an, ip);
+
+	for (u32 i = 0; i < DEFER_ANCESTORS && !a; i++) {
+		const struct rs_func_range *r = an->r[i];
+
+		if (r && ip >= r->tramp_start && ip < r->tramp_end)
+			a = i + 1;
+	}
+	return a;
+}
+
 /* fentry's defer_step without the unwind: slot's chain, with n return
  * addresses kept, at the exit of frame d whose trampoline frame is w:
  * when the function returns into one of the nearest traced ancestors (or
@@ -250,15 +269,9 @@ __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u6
 	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
 		return 0;
 	ancestors_of(s, d, &an);
-	a = ancestor_of(&an, caller);
 	/* into an ancestor's trampoline: that ancestor tail-called this
 	 * function, whose return goes on through the ancestor's exit */
-	for (u32 i = 0; i < DEFER_ANCESTORS && !a; i++) {
-		const struct rs_func_range *r = an.r[i];
-
-		if (r && caller >= r->tramp_start && caller < r->tramp_end)
-			a = i + 1;
-	}
+	a = fexit_ancestor_of(&an, caller);
 	if (!a)
 		return 0;
 	ks = s->kstack[slot];
@@ -268,6 +281,60 @@ __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u6
 	s->pend_depth[slot] = d - a;
 	s->kstack_sz[slot] = (n + 2) * 8;
 	return 1;
+}
+
+/* fentry's short unwind: frame d returned into untraced code, and the
+ * cnt entries of a short capture from its site are at ks[n]: when one of
+ * them past the first two (the site, the return address) returns into a
+ * nearest traced ancestor, the entries up to it are kept and the chain
+ * waits for that ancestor's exit (1); else 0. A global function, like
+ * rs_fdefer_keep. */
+__noinline int rs_fdefer_short(struct session *s, u32 slot_n, u32 d, u32 cnt)
+{
+	struct ancestors an = {};
+	u32 slot = slot_n & 1, n = slot_n >> 1, a, k;
+	u64 *ks;
+
+	if (!s || n > RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
+		return 0;
+	ancestors_of(s, d, &an);
+	ks = s->kstack[slot];
+	for (k = 2; k <= DEFER_SHORT; k++) {
+		if (k >= cnt)
+			return 0;
+		a = fexit_ancestor_of(&an, ks[KIDX(n + k)]);
+		if (a) {
+			s->pend_n[slot] = n + k + 1;
+			s->pend_depth[slot] = d - a;
+			s->kstack_sz[slot] = (n + k + 1) * 8;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* the short unwind of rs_fdefer_short: DEFER_SHORT + 1 entries from the
+ * site of the function whose exit this is on, behind the n kept (a first
+ * entry that is not the site turns deferral off, as in fexit_rest) */
+static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, u32 n, u32 d, u64 site)
+{
+	u64 *ks = s->kstack[slot & 1];
+	u64 off = (u64)n * 8;
+	s32 sz;
+
+	/* bounded in the register the call uses (see fexit_rest) */
+	asm volatile("" : "+r"(off));
+	if (off > sizeof(s->kstack[0]) - (DEFER_SHORT + 1) * 8)
+		return false;
+	sz = bpf_get_stack(ctx, (void *)ks + off, (DEFER_SHORT + 1) * 8,
+			   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
+	if (sz <= 0)
+		return false;
+	if (ks[KIDX(off / 8)] != site) {
+		fexit_defer_broken = true;
+		return false;
+	}
+	return rs_fdefer_short(s, (slot & 1) | (u32)(off / 8) << 1, d, (u32)sz / 8);
 }
 
 /* the rest of slot's stack behind the n addresses kept, from the site of
@@ -300,7 +367,8 @@ static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 
 	struct fexit_ret w;
 	bool fr = fexit_frame(ctx, id, &w);
 
-	if (fr && fexit_skip && rs_fdefer_keep(s, slot, d, w.site, w.caller)) {
+	if (fr && fexit_skip && (rs_fdefer_keep(s, slot, d, w.site, w.caller) ||
+				 fexit_short(ctx, s, slot, 0, d, w.site))) {
 		stat_inc(&stats.stacks_deferred);
 		return;
 	}
@@ -316,7 +384,8 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
 {
 	u32 n = s->pend_n[slot & 1];
 
-	if (fr && rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller))
+	if (fr && (rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller) ||
+		   fexit_short(ctx, s, slot, n, d, w->site)))
 		return;
 	if (fr) {
 		fexit_rest(ctx, s, slot, n, w->site);
