@@ -87,6 +87,10 @@ enum rs_rec_type {
 				    * as sent (format version 3); readers expand
 				    * it into TRACE_ENTRY/EXIT records
 				    * (format/rsf_trace_batch.c) */
+	RS_REC_TRACE_PACKED  = 11, /* files only (format version 4): a
+				    * TRACE_BATCH as the writer stores it, its
+				    * entries delta- and varint-encoded
+				    * (format/rsf_trace_pack.c) */
 };
 
 /* Variable-sized records (FUNC_ARGS, PROBE, USTACK, UMAPS): hdr.size is
@@ -184,6 +188,16 @@ struct rs_rec_trace_batch {
 	rs_u32 n;                         /* entries in e[], 1..RS_TRACE_BATCH */
 	rs_u32 _pad;
 	struct rs_trace_ent e[RS_TRACE_BATCH];
+};
+
+/* a TRACE_BATCH in a file (format version 4): the same entries, packed
+ * (docs/format.md); hdr.size is the fixed part plus nbytes, rounded up to 8 */
+struct rs_rec_trace_packed {
+	struct rs_rec_hdr hdr;            /* RS_REC_TRACE_PACKED */
+	rs_u64 sess_id;
+	rs_u32 n;                         /* entries, 1..RS_TRACE_BATCH */
+	rs_u32 nbytes;                    /* bytes of data[] */
+	rs_u8 data[];
 };
 
 struct rs_lbr_entry {

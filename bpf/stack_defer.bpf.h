@@ -322,6 +322,8 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 	u64 off = (u64)n * 8;
 	s32 sz;
 
+	if (d == 0)   /* no traced ancestor to reach */
+		return false;
 	/* bounded in the register the call uses (see fexit_rest) */
 	asm volatile("" : "+r"(off));
 	if (off > sizeof(s->kstack[0]) - (DEFER_SHORT + 1) * 8)

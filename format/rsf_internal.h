@@ -78,6 +78,10 @@ struct rsf_block_hdr {                   /* 32 bytes before every block */
 #define RSF_MAX_BLOBS        32             /* header blobs a reader keeps */
 #define RSF_TABLE_MAX        (256u << 20)    /* raw or compressed size of a header block */
 #define RSF_TRAILER_MAX      (64u << 10)
+/* a chunk's records once a reader expanded its -T batches into one record
+ * per entry (TRACE_BATCH: 40 bytes an entry, TRACE_PACKED: about 10, both
+ * 56 expanded): the writer flushes a chunk before it would expand past it */
+#define RSF_CHUNK_XMAX (RSF_CHUNK_MAX + RSF_CHUNK_MAX / 2)
 #define RSF_CHUNK_COMP_MAX   (ZSTD_COMPRESSBOUND(RSF_CHUNK_MAX) + RSF_RING_PREFIX_SIZE)
 /* records: zstd's first fast level. The recorder compresses every byte it
  * captures, its main CPU cost per record. Against level 3 on the record

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "rsf_internal.h"
 #include "rsf_trace_batch.h"
+#include "rsf_trace_pack.h"
 
 struct rsf_reader {
 	int fd;
@@ -40,6 +41,7 @@ struct rsf_reader {
 	uint8_t *raw;                   /* RSF_CHUNK_MAX: decompressed chunk */
 	uint8_t *xraw;                  /* XRAW_MAX: a chunk with its TRACE_BATCHes expanded */
 	const uint8_t *cur;             /* the records read: raw or xraw */
+	struct rs_rec_trace_batch xbatch; /* a TRACE_PACKED record unpacked */
 	size_t pos;                     /* next record in cur */
 	uint32_t left;                  /* records left in cur */
 	uint64_t chunks, records;       /* records: as stored (a TRACE_BATCH is one) */
@@ -456,9 +458,9 @@ static bool check_records(const uint8_t *raw, uint32_t raw_size, uint32_t count,
 	return true;
 }
 
-/* a TRACE_BATCH of n entries (24 + 40n bytes) expands to 56n: a chunk
- * grows by less than half */
-#define XRAW_MAX (RSF_CHUNK_MAX + RSF_CHUNK_MAX / 2)
+/* a chunk expanded: a TRACE_BATCH of n entries (24 + 40n bytes) takes
+ * 56n; the writer keeps a chunk of TRACE_PACKED records within it too */
+#define XRAW_MAX RSF_CHUNK_XMAX
 
 struct xout {
 	uint8_t *buf;
@@ -494,7 +496,7 @@ static bool expand_batches(struct rsf_reader *r, uint32_t raw_size, uint32_t *co
 	for (i = 0; i < *count; i++) {   /* sizes were checked by check_records */
 		const struct rs_rec_hdr *h = (const void *)(r->raw + pos);
 
-		if (h->type == RS_REC_TRACE_BATCH)
+		if (h->type == RS_REC_TRACE_BATCH || h->type == RS_REC_TRACE_PACKED)
 			break;
 		pos += rsf_rec_padded(h->size);
 	}
@@ -508,13 +510,22 @@ static bool expand_batches(struct rsf_reader *r, uint32_t raw_size, uint32_t *co
 	pos = 0;
 	for (i = 0; i < *count; i++) {
 		const struct rs_rec_hdr *h = (const void *)(r->raw + pos);
-		int ret = h->type == RS_REC_TRACE_BATCH
-			? rsf_trace_batch_expand(h, raw_size - pos, xout_add, &x)
-			: xout_add(&x, h, h->size);
+		int ret;
 
+		if (h->type == RS_REC_TRACE_PACKED) {
+			ret = rsf_trace_unpack(h, raw_size - pos, &r->xbatch);
+			if (!ret)
+				ret = rsf_trace_batch_expand(&r->xbatch.hdr, sizeof(r->xbatch), xout_add,
+							     &x);
+		} else if (h->type == RS_REC_TRACE_BATCH) {
+			ret = rsf_trace_batch_expand(h, raw_size - pos, xout_add, &x);
+		} else {
+			ret = xout_add(&x, h, h->size);
+		}
 		if (ret) {
-			snprintf(msg, msglen, "record %u: %s", i, ret > 0 ? "malformed TRACE_BATCH" :
-				 "expanded chunk too large");
+			snprintf(msg, msglen, "record %u: %s", i, ret < 0 ? "expanded chunk too large" :
+				 h->type == RS_REC_TRACE_PACKED ? "malformed TRACE_PACKED" :
+				 "malformed TRACE_BATCH");
 			return false;
 		}
 		pos += rsf_rec_padded(h->size);

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "rsf_internal.h"
+#include "rsf_trace_batch.h"
+#include "rsf_trace_pack.h"
 
 struct rsf_writer {
 	int fd;
@@ -21,6 +23,7 @@ struct rsf_writer {
 	ZSTD_CCtx *cctx;
 	uint8_t *chunk;                 /* RSF_CHUNK_MAX bytes of pending records */
 	size_t chunk_len;
+	size_t chunk_xlen;              /* chunk_len once a reader expanded its -T batches */
 	uint32_t chunk_recs;
 	struct rsf_buf out;             /* framed block being written */
 	uint64_t off;                   /* file offset of the next write */
@@ -211,7 +214,7 @@ static int write_header(struct rsf_writer *w, const struct rsf_meta *meta,
 			const struct rsf_blob *blobs, size_t nblobs)
 {
 	struct rsf_file_hdr fh = {
-		.version = (meta->mode & RSF_MODE_TRACE) ? RSF_FORMAT_V3_BATCH :
+		.version = (meta->mode & RSF_MODE_TRACE) ? RSF_FORMAT_V4_PACKED :
 			   w->ring ? RSF_FORMAT_V2_RING : RSF_FORMAT_V1,
 		.flags = w->ring ? RSF_FILE_RING : 0,
 		.endian = RSF_ENDIAN_WORD,
@@ -374,13 +377,16 @@ int rsf_writer_flush(struct rsf_writer *w)
 	w->sessions += w->chunk_sessions;
 	w->chunk_sessions = 0;
 	w->chunk_len = 0;
+	w->chunk_xlen = 0;
 	w->chunk_recs = 0;
 	return 0;
 }
 
 int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
 {
+	uint8_t packed[RSF_TRACE_PACKED_MAX];
 	struct rs_rec_hdr hdr;
+	size_t xsize;
 
 	if (w->failed)
 		return -1;
@@ -393,17 +399,28 @@ int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
 		set_err(w, "record rejected: header says %u bytes, given %u", hdr.size, size);
 		return -1;
 	}
+	/* a -T batch is stored packed; a reader expands it to one record per
+	 * entry, and a chunk must stay within what a reader expands */
+	if (hdr.type == RS_REC_TRACE_BATCH && rsf_trace_batch_valid(rec, size)) {
+		xsize = rsf_trace_batch_count(rec) * rsf_rec_padded(sizeof(struct rs_rec_trace));
+		size = rsf_trace_pack(rec, packed);
+		rec = packed;
+	} else {
+		xsize = (size_t)rsf_rec_padded(size);
+	}
 	size_t padded = (size_t)rsf_rec_padded(size);
 	if (padded > w->chunk_max) {
 		set_err(w, "record of %u bytes rejected: larger than a chunk", size);
 		return -1;
 	}
-	if (w->chunk_len + padded > w->chunk_max && rsf_writer_flush(w))
+	if ((w->chunk_len + padded > w->chunk_max || w->chunk_xlen + xsize > RSF_CHUNK_XMAX) &&
+	    rsf_writer_flush(w))
 		return -1;
 	memcpy(w->chunk + w->chunk_len, rec, size);
 	if (padded > size)
 		memset(w->chunk + w->chunk_len + size, 0, padded - size);
 	w->chunk_len += padded;
+	w->chunk_xlen += xsize;
 	w->chunk_recs++;
 	w->records++;
 	if (hdr.type == RS_REC_SESSION_END && size >= offsetof(struct rs_rec_session_end, nframes)) {

@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include "../bpf/retsnoop_abi.h"
 
-#define RSF_FORMAT_VERSION 3      /* newest version this library reads */
+#define RSF_FORMAT_VERSION 4      /* newest version this library reads */
 #define RSF_FORMAT_V1      1      /* what an unbounded recording is written as */
 #define RSF_FORMAT_V2_RING 2      /* a flight recording (RSF_FILE_RING) */
 #define RSF_FORMAT_V3_BATCH 3     /* -T: may hold TRACE_BATCH records (ring or not) */
+#define RSF_FORMAT_V4_PACKED 4    /* -T: TRACE_BATCH records stored packed (TRACE_PACKED) */
 
 /* feature-detection results (rsf_meta.features) */
 enum rsf_feature {

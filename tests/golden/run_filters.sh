@@ -115,6 +115,25 @@ raw info-usage         info
 raw perfetto           --perfetto perfetto.json --format json -p 400 $REC
 { printf '$ cat perfetto.json\n'; cat perfetto.json; } > "$WORK/perfetto-file.out"; golden_compare perfetto-file
 
+# format version 3 (-T batches stored raw, before TRACE_PACKED): the same
+# recording written by that writer (tests/golden/data/filters-v3.rsrec)
+# renders exactly as this writer's packed one
+V3=$ROOT/tests/golden/data/filters-v3.rsrec
+for args in "-T" "-T --format json" "-T -n tracer" ""; do
+	# shellcheck disable=SC2086
+	if cmp -s <("$REPORT" $args $REC 2>&1) <("$REPORT" $args "$V3" 2>&1); then
+		golden_ok
+	else
+		golden_bad "format 3 file renders differently with '$args'"
+	fi
+done
+if "$REPORT" info "$V3" | grep -q '^Format version: *3 ' && "$REPORT" info $REC | grep -q '^Format version: *4 ' &&
+	[ "$("$REPORT" -T "$V3" 2>/dev/null | grep -c '→')" -ge 2 ]; then
+	golden_ok
+else
+	golden_bad "format versions of filters-v3.rsrec / filters.rsrec are not 3 / 4, or no trace rows"
+fi
+
 # machine checks: schema of every JSON object, Perfetto structure
 "$REPORT" --format json $REC > all-schema.json
 "$REPORT" --perfetto all-perfetto.json -E $REC > /dev/null

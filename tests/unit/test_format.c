@@ -850,7 +850,7 @@ static void test_bad_files(void)
 	expect_open_fail(q, "truncated");
 	patch_hdr(data, offsetof(struct rsf_file_hdr, version), RSF_FORMAT_VERSION + 1, true);
 	spit(q, data, size);
-	expect_open_fail(q, "unsupported format version 4");
+	expect_open_fail(q, "unsupported format version 5");
 	patch_hdr(data, offsetof(struct rsf_file_hdr, version), RSF_FORMAT_V1, true);
 	patch_hdr(data, offsetof(struct rsf_file_hdr, endian), 0x04030201, true);
 	spit(q, data, size);
@@ -1117,9 +1117,10 @@ static void make_batch(struct rs_rec_trace_batch *b, uint64_t sess_id, uint32_t 
 	}
 }
 
-/* -T (format version 3): TRACE_BATCH records are stored as sent and read
+/* -T (format version 4): TRACE_BATCH records are stored packed and read
  * back as one TRACE_ENTRY/EXIT record per entry, in order, where the batch
- * was; a malformed one is damage, named, after the chunks before it */
+ * was; a malformed one (stored as given) is damage, named, after the
+ * chunks before it */
 static void test_trace_batches(void)
 {
 	static struct rs_rec_trace_batch b;
@@ -1152,7 +1153,7 @@ static void test_trace_batches(void)
 	CHECK(r);
 	if (!r)
 		return;
-	CHECK_INT(rsf_reader_meta(r)->format_version, RSF_FORMAT_V3_BATCH);
+	CHECK_INT(rsf_reader_meta(r)->format_version, RSF_FORMAT_V4_PACKED);
 	CHECK_INT(rsf_reader_next(r, &h), RSF_OK);
 	CHECK_INT(h->type, RS_REC_SESSION_START);
 	for (uint32_t i = 0; i < 3 + RS_TRACE_BATCH; i++) {
