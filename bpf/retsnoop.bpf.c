@@ -125,7 +125,6 @@ struct {
 	__type(value, u32);
 } free_slots SEC(".maps");
 
-
 /* a thread's slot + 1 (0: none yet); stale once its session has closed
  * (the slot's owner says so) */
 struct {

@@ -175,7 +175,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 			 strerror(e), e == EPERM ?
 			 ": not permitted (need root with CAP_BPF/CAP_PERFMON, and no lockdown/LSM policy forbidding BPF tracing)" :
 			 e == EACCES ? ": the BPF verifier rejected a program (run with -vvv to see its log)" :
-			 e == ENOMEM ? ": try a smaller -C bpf.ringbuf-size" :
+			 e == ENOMEM ? ": try a smaller -C bpf.ringbuf-size or -C bpf.sessions-size" :
 			 "; run with -vvv to see the verifier log");
 		return -1;
 	}

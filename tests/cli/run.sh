@@ -96,6 +96,7 @@ for T in "$REC" "$LIVE"; do
 	usage_err "$p unknown -C key"      "unknown config key 'bpf.nope' (see --config-help)" "$T" -e x -C bpf.nope=1 "${o[@]}"
 	usage_err "$p bad ringbuf size"    "bad bpf.ringbuf-size '1000'" "$T" -e x -C bpf.ringbuf-size=1000 "${o[@]}"
 	usage_err "$p bad sessions size"   "bad bpf.sessions-size '0'" "$T" -e x -C bpf.sessions-size=0 "${o[@]}"
+	usage_err "$p sessions size too big" "bad bpf.sessions-size '65537'" "$T" -e x -C bpf.sessions-size=65537 "${o[@]}"
 	usage_err "$p bad max depth"       "bad bpf.max-depth '65'" "$T" -e x -C bpf.max-depth=65 "${o[@]}"
 	[ -e "$W/x.rsr" ] && bad "$p: a usage error left $W/x.rsr behind" || ok
 done
