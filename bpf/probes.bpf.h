@@ -109,7 +109,7 @@ static __always_inline void handle_probe(void *ctx, u64 cookie)
 	struct cpu_state *c;
 	struct session *s;
 	u64 now;
-	u32 seq_id;
+	u32 seq_id, *ts = NULL;
 
 	if (!ready)
 		return;
@@ -117,7 +117,7 @@ static __always_inline void handle_probe(void *ctx, u64 cookie)
 	c = fentry_mode ? guard_enter() : cpu_state_get();
 	if (!c)
 		return;
-	s = session_find(c, bpf_get_current_task());
+	s = session_find(c, bpf_get_current_task(), &ts);
 	if (s && !s->defunct && s->depth) {
 		now = bpf_ktime_get_ns();
 		seq_id = s->next_seq_id++;

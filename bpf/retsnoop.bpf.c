@@ -84,10 +84,13 @@ static __always_inline u32 FIDX(u32 d)
 	return d & (RS_MAX_FSTACK_DEPTH - 1);
 }
 
-/* the open sessions: one slot each, -C bpf.sessions-size of them (the
- * recorder sizes both maps and puts every slot in free_slots); a slot is
- * taken from free_slots at a session's start and given back at its end. No
- * slot left: the session is not traced (stats.sessions_table_full) */
+/* the open sessions: one slot each, -C bpf.sessions-size of them and one
+ * per CPU (the recorder sizes both maps and puts every slot in
+ * free_slots); a slot is taken at a session's start (the CPU's spare, else
+ * from free_slots) and given back at its end (as the CPU's spare if it has
+ * none: at most one per CPU is set aside, so sessions-size of them can
+ * always be open). No slot left: the session is not traced
+ * (stats.sessions_table_full) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -177,6 +180,9 @@ struct cpu_state {
 	u64 task;
 	u32 slot;
 	u32 running;
+	u32 spare;    /* a free slot + 1 kept here (0: none), so that a thread's
+		       * next session needs no free_slots pop and push */
+	u32 _pad;
 };
 
 struct {
@@ -236,8 +242,9 @@ static __always_inline void guard_exit(struct cpu_state *c)
 	c->running = 0;
 }
 
-/* the current thread's open session, or NULL */
-static __always_inline struct session *session_find(struct cpu_state *c, u64 task)
+/* the current thread's open session, or NULL; *tsp: the thread's task
+ * storage when it was looked up (for session_take) */
+static __always_inline struct session *session_find(struct cpu_state *c, u64 task, u32 **tsp)
 {
 	struct session *s;
 	u32 slot, *ts;
@@ -249,6 +256,7 @@ static __always_inline struct session *session_find(struct cpu_state *c, u64 tas
 			return s;
 	}
 	ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0, 0);
+	*tsp = ts;
 	if (!ts || !*ts)
 		return NULL;
 	slot = *ts - 1;
@@ -260,20 +268,37 @@ static __always_inline struct session *session_find(struct cpu_state *c, u64 tas
 	return s;
 }
 
+/* a slot given back: kept as the CPU's spare when it has none (only
+ * where no other of our programs can run in between on this CPU: kprobe
+ * programs, guarded fentry ones), else into free_slots */
+static __always_inline void slot_put(struct cpu_state *c, u32 slot)
+{
+	if (c && !c->spare)
+		c->spare = slot + 1;
+	else
+		bpf_map_push_elem(&free_slots, &slot, 0);
+}
+
 /* a slot for a new session of the current thread (its fields as the last
- * session there left them: session_open resets them), or NULL */
-static __always_inline struct session *session_take(struct cpu_state *c, u64 task)
+ * session there left them: session_open resets them), or NULL; ts: the
+ * thread's task storage if session_find looked it up */
+static __always_inline struct session *session_take(struct cpu_state *c, u64 task, u32 *ts)
 {
 	struct session *s;
-	u32 slot, *ts;
+	u32 slot;
 
-	if (bpf_map_pop_elem(&free_slots, &slot))
+	if (c->spare) {
+		slot = c->spare - 1;
+		c->spare = 0;
+	} else if (bpf_map_pop_elem(&free_slots, &slot)) {
 		return NULL;
+	}
 	s = bpf_map_lookup_elem(&sess_slots, &slot);
-	ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ts)
+		ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s || !ts) {
-		bpf_map_push_elem(&free_slots, &slot, 0);
+		slot_put(c, slot);
 		return NULL;
 	}
 	*ts = slot + 1;
@@ -285,13 +310,12 @@ static __always_inline struct session *session_take(struct cpu_state *c, u64 tas
 }
 
 /* the session has ended: its slot goes back (the thread's task storage and
- * CPU caches still name it, and no longer match its owner) */
-static __always_inline void session_close(struct session *s)
+ * CPU caches still name it, and no longer match its owner); c: NULL where
+ * the CPU's spare must not be touched */
+static __always_inline void session_close(struct cpu_state *c, struct session *s)
 {
-	u32 slot = s->slot;
-
 	s->owner = 0;
-	bpf_map_push_elem(&free_slots, &slot, 0);
+	slot_put(c, s->slot);
 }
 
 static __always_inline bool task_allowed(void)
@@ -691,19 +715,19 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 coo
 	struct session *s;
 	struct rs_frame *f;
 	u64 now, task;
-	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
+	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
 	bool fresh = false;
 
 	if (id >= nr_funcs)
 		return false;
 	task = bpf_get_current_task();
-	s = session_find(c, task);
+	s = session_find(c, task, &ts);
 	if (!s) {
 		if (!(flags & RS_FUNC_IS_ENTRY))
 			return false;
 		if (!task_allowed())
 			return false;
-		s = session_take(c, task);
+		s = session_take(c, task, ts);
 		if (!s) {
 			stat_inc(&stats.sessions_table_full);
 			return false;
@@ -786,7 +810,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	struct session *s;
 	struct rs_frame *f;
 	u64 now, lat;
-	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
+	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
 	bool failed, went_on;
 
 	if (use_lbr) {
@@ -798,13 +822,13 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	}
 	if (id >= nr_funcs)
 		return;
-	s = session_find(c, bpf_get_current_task());
+	s = session_find(c, bpf_get_current_task(), &ts);
 	if (!s)
 		return;
 	if (s->overflow_depth) {
 		s->overflow_depth--;
 		if (s->defunct && !s->overflow_depth && !s->depth)
-			session_close(s);
+			session_close(c, s);
 		return;
 	}
 	if (!s->depth)
@@ -911,7 +935,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);
-		session_close(s);
+		session_close(c, s);
 	}
 }
 
@@ -1059,10 +1083,13 @@ SEC("raw_tp/sched_process_exit")
 int rs_task_exit(void *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
-	struct session *s = c ? session_find(c, bpf_get_current_task()) : NULL;
+	u32 *ts = NULL;
+	struct session *s = c ? session_find(c, bpf_get_current_task(), &ts) : NULL;
 
+	/* not the CPU's spare: this program is not guarded against running
+	 * inside a preempted fentry one */
 	if (s) {
-		session_close(s);
+		session_close(NULL, s);
 		stat_inc(&stats.sessions_exited);
 	}
 	return 0;

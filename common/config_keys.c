@@ -17,7 +17,7 @@ static const struct cfg_key keys[] = {
 	{ "bpf.ringbuf-size", CFG_BPF_RINGBUF_SIZE, CFG_POW2, "BYTES", 4096, 1ULL << 31, NULL,
 	  "8388608", REC, "ring buffer size, a power of two >= 4096 (raise on drops; live retsnoop: 524288)" },
 	{ "bpf.sessions-size", CFG_BPF_SESSIONS_SIZE, CFG_UINT, "N", 1, 65536, NULL,
-	  "4096", REC, "sessions open at once (one slot each, about 5.4 KiB; SESSIONS TABLE FULL counts the rest)" },
+	  "4096", REC, "sessions open at once, at least (one slot each, about 5.4 KiB; SESSIONS TABLE FULL counts the rest)" },
 	{ "bpf.defer-stacks", CFG_BPF_DEFER_STACKS, CFG_BOOL, "BOOL", 0, 1, NULL,
 	  "true", REC, "an error's kernel stack captured once it goes on (none for swallowed errors; same stack; -F: x86-64)" },
 	{ "bpf.kprobe-session", CFG_BPF_KPROBE_SESSION, CFG_BOOL, "BOOL", 0, 1, NULL,

@@ -136,11 +136,16 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	set_user_stacks(s, o);
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
-	/* open sessions: -C bpf.sessions-size slots, all free at first */
-	bpf_map__set_max_entries(s->maps.sess_slots, o->sessions_size);
-	bpf_map__set_max_entries(s->maps.free_slots, o->sessions_size);
-	bpf_map__set_max_entries(s->maps.sess_tb, o->trace ? o->sessions_size : 1);
-	bpf_map__set_max_entries(s->maps.sess_lbrs, use_lbr ? o->sessions_size : 1);
+	/* open sessions: -C bpf.sessions-size slots and one per CPU (a CPU
+	 * keeps one free slot aside: bpf/retsnoop.bpf.c's cpu_state), all
+	 * free at first */
+	int ncpus = libbpf_num_possible_cpus();
+	uint32_t nslots = o->sessions_size + (uint32_t)(ncpus > 0 ? ncpus : 1);
+
+	bpf_map__set_max_entries(s->maps.sess_slots, nslots);
+	bpf_map__set_max_entries(s->maps.free_slots, nslots);
+	bpf_map__set_max_entries(s->maps.sess_tb, o->trace ? nslots : 1);
+	bpf_map__set_max_entries(s->maps.sess_lbrs, use_lbr ? nslots : 1);
 	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
 	/* deferred stacks' table only when they are on */
 	bpf_map__set_max_entries(s->maps.func_ranges,
