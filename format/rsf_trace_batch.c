@@ -23,7 +23,7 @@ uint32_t rsf_trace_batch_count(const struct rs_rec_hdr *rec)
 
 bool rsf_trace_batch_valid(const struct rs_rec_hdr *rec, size_t size)
 {
-	struct rs_trace_ent e;
+	const char *types = (const char *)rec + BATCH_FIXED + offsetof(struct rs_trace_ent, type);
 	uint32_t n;
 
 	if (size < BATCH_FIXED || rec->type != RS_REC_TRACE_BATCH || rec->size > size)
@@ -31,9 +31,12 @@ bool rsf_trace_batch_valid(const struct rs_rec_hdr *rec, size_t size)
 	n = rsf_trace_batch_count(rec);
 	if (n == 0 || n > RS_TRACE_BATCH || rec->size != BATCH_FIXED + n * sizeof(struct rs_trace_ent))
 		return false;
+	/* the recorder checks every batch it reads: only the type fields */
 	for (uint32_t i = 0; i < n; i++) {
-		entry_at(rec, i, &e);
-		if (e.type != RS_REC_TRACE_ENTRY && e.type != RS_REC_TRACE_EXIT)
+		uint16_t type;
+
+		memcpy(&type, types + (size_t)i * sizeof(struct rs_trace_ent), sizeof(type));
+		if (type != RS_REC_TRACE_ENTRY && type != RS_REC_TRACE_EXIT)
 			return false;
 	}
 	return true;
