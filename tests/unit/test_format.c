@@ -1212,6 +1212,62 @@ static void test_trace_batches(void)
 	rsf_reader_close(r);
 }
 
+/* packed batches are small (a few bytes an entry) but expand to 56 bytes
+ * an entry: the writer starts a new chunk before one would expand past
+ * what a reader holds, so thousands of them, more than a 1 MiB chunk's
+ * worth expanded, read back whole */
+static void test_packed_chunks_expand(void)
+{
+	static struct rs_rec_trace_batch b;
+	const struct rs_rec_hdr *h;
+	struct rsf_stats s = {};
+	struct rsf_meta m;
+	const char *p = tpath("packed-many.rsr");
+	const uint32_t nb = 6000;
+	uint64_t n = 0, last_seq = 0;
+	bool in_order = true;
+	enum rsf_status rs;
+
+	make_meta(&m);
+	m.mode = RSF_MODE_STACKS | RSF_MODE_TRACE;
+	struct rsf_writer *w = rsf_writer_open(p, &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
+	CHECK(w);
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < nb; i++) {
+		make_batch(&b, 9, RS_TRACE_BATCH, 1 + i * RS_TRACE_BATCH);
+		if (rsf_writer_add(w, &b, b.hdr.size)) {
+			CHECK(!"writer refused a batch");
+			break;
+		}
+	}
+	CHECK_INT(rsf_writer_close(w, &s), 0);
+	struct stat st;
+	CHECK(stat(p, &st) == 0);
+	/* packed and compressed: far below the expanded 56 bytes an entry */
+	CHECK(st.st_size < (off_t)nb * RS_TRACE_BATCH * 56 / 20);
+	struct rsf_reader *r = rsf_reader_open(p, errbuf, sizeof(errbuf));
+	CHECK(r);
+	if (!r)
+		return;
+	while ((rs = rsf_reader_next(r, &h)) == RSF_OK) {
+		const struct rs_rec_trace *tr = (const void *)h;
+
+		if (h->size != sizeof(*tr) || tr->seq_id != last_seq + 1)
+			in_order = false;
+		last_seq = tr->seq_id;
+		n++;
+	}
+	CHECK_INT(rs, RSF_END);
+	CHECK(in_order);
+	CHECK_INT(n, (uint64_t)nb * RS_TRACE_BATCH);
+	CHECK(rsf_reader_complete(r));
+	/* more than one chunk: one would have expanded past the reader's bound */
+	CHECK(rsf_reader_stats(r) && rsf_reader_stats(r)->chunks_written >
+	      (uint64_t)nb * RS_TRACE_BATCH * 56 / (RSF_CHUNK_MAX + RSF_CHUNK_MAX / 2));
+	rsf_reader_close(r);
+}
+
 static void test_add_rejects(void)
 {
 	struct rsf_meta m;
@@ -1512,6 +1568,7 @@ int main(void)
 	RUN(test_mode_0600);
 	RUN(test_add_rejects);
 	RUN(test_trace_batches);
+	RUN(test_packed_chunks_expand);
 	RUN(test_write_error);
 	RUN(test_throughput);
 	RUN(test_drops_link_misses);
