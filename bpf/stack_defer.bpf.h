@@ -67,6 +67,15 @@ static __always_inline void ancestors_of(struct session *s, u32 d, struct ancest
 			an->r[a] = frame_range(s, d - 1 - a);
 }
 
+/* slot's chain, its kept return addresses now ks[0, kept), waits for the
+ * exit of frame depth (a traced ancestor's) */
+static __always_inline void chain_wait(struct session *s, u32 slot, u32 kept, u32 depth)
+{
+	s->pend_n[slot & 1] = kept;
+	s->pend_depth[slot & 1] = depth;
+	s->kstack_sz[slot & 1] = kept * 8;
+}
+
 /* which of frame d's nearest traced ancestors has ip in its code: how
  * many frames up (1: the parent), 0 for none */
 static __always_inline u32 ancestor_of(const struct ancestors *an, u64 ip)
@@ -116,9 +125,7 @@ static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u
 	}
 	goto whole;
 wait:
-	s->pend_n[slot] = n + k + 1;
-	s->pend_depth[slot] = d - a;
-	s->kstack_sz[slot] = (n + k + 1) * 8;
+	chain_wait(s, slot, n + k + 1, d - a);
 	return;
 whole:
 	s->pend_depth[slot] = -1;
@@ -277,9 +284,7 @@ __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u6
 	ks = s->kstack[slot];
 	ks[KIDX(n)] = site;
 	ks[KIDX(n + 1)] = caller;
-	s->pend_n[slot] = n + 2;
-	s->pend_depth[slot] = d - a;
-	s->kstack_sz[slot] = (n + 2) * 8;
+	chain_wait(s, slot, n + 2, d - a);
 	return 1;
 }
 
@@ -304,9 +309,7 @@ __noinline int rs_fdefer_short(struct session *s, u32 slot_n, u32 d, u32 cnt)
 			return 0;
 		a = fexit_ancestor_of(&an, ks[KIDX(n + k)]);
 		if (a) {
-			s->pend_n[slot] = n + k + 1;
-			s->pend_depth[slot] = d - a;
-			s->kstack_sz[slot] = (n + k + 1) * 8;
+			chain_wait(s, slot, n + k + 1, d - a);
 			return 1;
 		}
 	}

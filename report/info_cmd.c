@@ -271,8 +271,8 @@ static void print_link_misses(const struct rsf_stats *st)
 }
 
 /* the trailer: attach results and every counter, zeros included
- * (RING_LOST: a flight recording lost older chunks; BATCHED: format 3, whose
- * -T batches the reader hands out as one record per call end) */
+ * (RING_LOST: a flight recording lost older chunks; BATCHED: format 3 or
+ * later, whose -T batches the reader hands out as one record per call end) */
 static void print_trailer(const struct rsf_stats *st, const struct info_counts *c, bool ring_lost,
 			  bool batched)
 {

@@ -1117,6 +1117,19 @@ static void make_batch(struct rs_rec_trace_batch *b, uint64_t sess_id, uint32_t 
 	}
 }
 
+/* a writer for a -T recording at p (no tables), or NULL (a failed check) */
+static struct rsf_writer *open_trace_writer(const char *p)
+{
+	struct rsf_meta m;
+	struct rsf_writer *w;
+
+	make_meta(&m);
+	m.mode = RSF_MODE_STACKS | RSF_MODE_TRACE;
+	w = rsf_writer_open(p, &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
+	CHECK(w);
+	return w;
+}
+
 /* -T (format version 4): TRACE_BATCH records are stored packed and read
  * back as one TRACE_ENTRY/EXIT record per entry, in order, where the batch
  * was; a malformed one (stored as given) is damage, named, after the
@@ -1126,13 +1139,9 @@ static void test_trace_batches(void)
 	static struct rs_rec_trace_batch b;
 	struct rs_rec_session_start st = { .hdr = { .type = RS_REC_SESSION_START, .size = sizeof(st) } };
 	const struct rs_rec_hdr *h;
-	struct rsf_meta m;
 	const char *p = tpath("batches.rsr");
+	struct rsf_writer *w = open_trace_writer(p);
 
-	make_meta(&m);
-	m.mode = RSF_MODE_STACKS | RSF_MODE_TRACE;
-	struct rsf_writer *w = rsf_writer_open(p, &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
-	CHECK(w);
 	if (!w)
 		return;
 	st.sess_id = 7;
@@ -1188,8 +1197,7 @@ static void test_trace_batches(void)
 	enum rsf_status rs;
 
 	p = tpath("batches-ok.rsr");
-	w = rsf_writer_open(p, &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
-	CHECK(w);
+	w = open_trace_writer(p);
 	if (!w)
 		return;
 	CHECK_INT(rsf_writer_add(w, &st, sizeof(st)), 0);
@@ -1221,17 +1229,13 @@ static void test_packed_chunks_expand(void)
 	static struct rs_rec_trace_batch b;
 	const struct rs_rec_hdr *h;
 	struct rsf_stats s = {};
-	struct rsf_meta m;
 	const char *p = tpath("packed-many.rsr");
 	const uint32_t nb = 6000;
 	uint64_t n = 0, last_seq = 0;
 	bool in_order = true;
 	enum rsf_status rs;
+	struct rsf_writer *w = open_trace_writer(p);
 
-	make_meta(&m);
-	m.mode = RSF_MODE_STACKS | RSF_MODE_TRACE;
-	struct rsf_writer *w = rsf_writer_open(p, &m, NULL, 0, NULL, 0, NULL, 0, errbuf, sizeof(errbuf));
-	CHECK(w);
 	if (!w)
 		return;
 	for (uint32_t i = 0; i < nb; i++) {
