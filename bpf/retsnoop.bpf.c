@@ -30,6 +30,9 @@ const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-dep
 const volatile bool defer_stacks = false;    /* bpf/stack_defer.bpf.h */
 const volatile __u32 ipc_bits = 1;            /* ip_cookies has 1 << ipc_bits slots */
 const volatile __u64 wake_bytes = 1;          /* wake the reader early past this much data */
+const volatile bool lean_calls = false;      /* none of -T, -A, -I, -S, -B: a call inside a
+					      * session only pushes and pops its frame
+					      * (fast_entry, fast_exit) */
 
 bool ready = false;
 struct rs_bpf_stats stats = {};
@@ -242,19 +245,30 @@ static __always_inline void guard_exit(struct cpu_state *c)
 	c->running = 0;
 }
 
+/* task's session when the CPU's cache names it, else NULL */
+static __always_inline struct session *session_cached(struct cpu_state *c, u64 task)
+{
+	struct session *s;
+	u32 slot;
+
+	if (c->task != task)
+		return NULL;
+	slot = c->slot;
+	s = bpf_map_lookup_elem(&sess_slots, &slot);
+	if (!s || s->owner != task)
+		return NULL;
+	return s;
+}
+
 /* the current thread's open session, or NULL; *tsp: the thread's task
  * storage when it was looked up (for session_take) */
 static __always_inline struct session *session_find(struct cpu_state *c, u64 task, u32 **tsp)
 {
-	struct session *s;
+	struct session *s = session_cached(c, task);
 	u32 slot, *ts;
 
-	if (c->task == task) {
-		slot = c->slot;
-		s = bpf_map_lookup_elem(&sess_slots, &slot);
-		if (s && s->owner == task)
-			return s;
-	}
+	if (s)
+		return s;
 	ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0, 0);
 	*tsp = ts;
 	if (!ts || !*ts)
@@ -702,9 +716,86 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	s->pend_depth[0] = s->pend_depth[1] = -1;
 	s->lbrs_sz[0] = s->lbrs_sz[1] = 0;
 	s->tb_n = 0;
-	bpf_get_current_comm(s->task_comm, sizeof(s->task_comm));
-	t = (struct task_struct *)bpf_get_current_task();
-	BPF_CORE_READ_STR_INTO(&s->proc_comm, t, group_leader, comm);
+	/* both names read through the task's BTF pointer: plain loads, no
+	 * helper call (a comm is NUL-padded to its 16 bytes) */
+	t = bpf_get_current_task_btf();
+	__builtin_memcpy(s->task_comm, t->comm, sizeof(s->task_comm));
+	t = t->group_leader;
+	__builtin_memcpy(s->proc_comm, t->comm, sizeof(s->proc_comm));
+}
+
+/* The common call, on a path of its own: inside the current thread's open
+ * session (found through the CPU's cache), in a mode where a call only
+ * keeps its frame (lean_calls), nothing waiting on it. Each returns false,
+ * having changed nothing, for every other case, which handle_entry and
+ * handle_exit then take whole. Kept apart so that the few registers the
+ * common case needs are not spilled for the general one. */
+
+/* a nested call's entry: its frame pushed (handle_entry's last part) */
+static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
+{
+	u32 id = (u32)cookie, d;
+	struct session *s;
+	struct rs_frame *f;
+	u64 now;
+
+	if (!lean_calls || id >= nr_funcs)
+		return false;
+	s = session_cached(c, bpf_get_current_task());
+	if (!s || s->defunct || s->overflow_depth)
+		return false;
+	d = s->depth;
+	/* an error chain about to be overwritten is saved (handle_entry) */
+	if (d >= max_fstack_depth || d >= RS_MAX_FSTACK_DEPTH || (s->is_err && d != s->max_depth))
+		return false;
+	now = bpf_ktime_get_ns();
+	f = &s->frames[FIDX(d)];
+	f->func_id = id;
+	f->seq_id = s->next_seq_id++;
+	f->res = 0;
+	f->lat_ns = now;
+	s->depth = d + 1;
+	s->max_depth = d + 1;
+	s->is_err = false;
+	return true;
+}
+
+/* a nested call's successful exit that nothing waits on: its frame
+ * popped, its result kept, no latency (handle_exit reads the clock for a
+ * successful call only where it is shown) */
+static __always_inline bool fast_exit(struct cpu_state *c, u64 cookie, s64 res)
+{
+	u32 id = (u32)cookie, flags = cookie >> 32, d;
+	struct session *s;
+	struct rs_frame *f;
+
+	if (!lean_calls || id >= nr_funcs || (flags & RS_FUNC_CANT_FAIL))
+		return false;
+	s = session_cached(c, bpf_get_current_task());
+	if (!s || s->overflow_depth)
+		return false;
+	d = s->depth;
+	/* depth 1: the entry function's exit ends the session */
+	if (d < 2 || d > RS_MAX_FSTACK_DEPTH)
+		return false;
+	d--;
+	f = &s->frames[FIDX(d)];
+	if (f->func_id != id)
+		return false;
+	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
+		res = (s64)(s32)res;
+	if (is_failure(flags, res))
+		return false;
+	/* a saved chain this exit ends, a deferred stack waiting for it */
+	if ((s->saved_depth && d + 2 <= s->saved_depth) ||
+	    s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d)
+		return false;
+	s->next_seq_id++;
+	f->res = res;
+	f->lat_ns = 0;
+	s->is_err = false;
+	s->depth = d;
+	return true;
 }
 
 /* cookie: RS_FUNC_COOKIE(id, flags) of the traced function; returns
@@ -968,8 +1059,13 @@ int rs_kentry_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
-		handle_entry(ctx, c, multi_cookie(ctx));
+	u64 cookie;
+
+	if (!ready || !c)
+		return 0;
+	cookie = multi_cookie(ctx);
+	if (!fast_entry(c, cookie))
+		handle_entry(ctx, c, cookie);
 	return 0;
 }
 
@@ -978,8 +1074,13 @@ int rs_kexit_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
-		handle_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
+	u64 cookie;
+
+	if (!ready || !c)
+		return 0;
+	cookie = multi_cookie(ctx);
+	if (!fast_exit(c, cookie, (s64)PT_REGS_RC(ctx)))
+		handle_exit(ctx, c, cookie, (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -1002,7 +1103,7 @@ int rs_ksession(struct pt_regs *ctx)
 	u64 cookie;
 
 	if (bpf_session_is_return()) {
-		if (ready && c)
+		if (ready && c && !fast_exit(c, *sc, (s64)PT_REGS_RC(ctx)))
 			handle_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), true);
 		return 0;
 	}
@@ -1010,6 +1111,8 @@ int rs_ksession(struct pt_regs *ctx)
 		return 1;
 	cookie = multi_cookie(ctx);
 	*sc = cookie;
+	if (fast_entry(c, cookie))
+		return 0;
 	return handle_entry(ctx, c, cookie) ? 0 : 1;
 }
 
@@ -1018,8 +1121,13 @@ int rs_kentry(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
-		handle_entry(ctx, c, bpf_get_attach_cookie(ctx));
+	u64 cookie;
+
+	if (!ready || !c)
+		return 0;
+	cookie = bpf_get_attach_cookie(ctx);
+	if (!fast_entry(c, cookie))
+		handle_entry(ctx, c, cookie);
 	return 0;
 }
 
@@ -1028,8 +1136,13 @@ int rs_kexit(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
-		handle_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
+	u64 cookie;
+
+	if (!ready || !c)
+		return 0;
+	cookie = bpf_get_attach_cookie(ctx);
+	if (!fast_exit(c, cookie, (s64)PT_REGS_RC(ctx)))
+		handle_exit(ctx, c, cookie, (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -1055,9 +1168,13 @@ int rs_fentry(u64 *ctx)
 {
 	struct cpu_state *c;
 
+	u64 cookie;
+
 	if (!ready || !(c = guard_enter()))
 		return 0;
-	handle_entry(ctx, c, fentry_func_cookie(ctx));
+	cookie = fentry_func_cookie(ctx);
+	if (!fast_entry(c, cookie))
+		handle_entry(ctx, c, cookie);
 	guard_exit(c);
 	return 0;
 }
@@ -1066,12 +1183,14 @@ SEC("fexit")
 int rs_fexit(u64 *ctx)
 {
 	struct cpu_state *c;
-	u64 ret = 0;
+	u64 ret = 0, cookie;
 
 	if (!ready || !(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	handle_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, false);
+	cookie = fentry_func_cookie(ctx);
+	if (!fast_exit(c, cookie, (s64)ret))
+		handle_exit(ctx, c, cookie, (s64)ret, false);
 	guard_exit(c);
 	return 0;
 }

@@ -50,9 +50,12 @@ static __always_inline struct rs_func_range *frame_range(struct session *s, u32 
 
 /* traced ancestors looked for (a tail call leaves its caller no return
  * address: the failing call's may be in its grandparent's code), and the
- * entries of a short unwind looked at for one of their call sites */
+ * entries of a short unwind looked at for one of their call sites: the
+ * return address and its caller's, one untraced frame between (the common
+ * case; each entry more is one more unwinder step at every such return,
+ * most of them swallowed). Deeper untraced code is captured whole */
 #define DEFER_ANCESTORS 3
-#define DEFER_SHORT 3
+#define DEFER_SHORT 2
 #define KIDX(i) ((i) & (2 * RS_MAX_KSTACK_DEPTH - 1))   /* verifier bound, see callers */
 
 struct ancestors {
