@@ -1030,6 +1030,19 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	}
 }
 
+/* a traced call's entry and exit: the fast path (fast_entry, fast_exit),
+ * else the whole one; on_entry returns whether the exit must be seen */
+static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
+{
+	return fast_entry(c, cookie) || handle_entry(ctx, c, cookie);
+}
+
+static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, bool kctx)
+{
+	if (!fast_exit(c, cookie, res))
+		handle_exit(ctx, c, cookie, res, kctx);
+}
+
 #include "probes.bpf.h"
 
 /* ------------------------------------------------------------ front ends */
@@ -1059,13 +1072,8 @@ int rs_kentry_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	u64 cookie;
-
-	if (!ready || !c)
-		return 0;
-	cookie = multi_cookie(ctx);
-	if (!fast_entry(c, cookie))
-		handle_entry(ctx, c, cookie);
+	if (ready && c)
+		on_entry(ctx, c, multi_cookie(ctx));
 	return 0;
 }
 
@@ -1074,13 +1082,8 @@ int rs_kexit_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	u64 cookie;
-
-	if (!ready || !c)
-		return 0;
-	cookie = multi_cookie(ctx);
-	if (!fast_exit(c, cookie, (s64)PT_REGS_RC(ctx)))
-		handle_exit(ctx, c, cookie, (s64)PT_REGS_RC(ctx), true);
+	if (ready && c)
+		on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -1103,17 +1106,15 @@ int rs_ksession(struct pt_regs *ctx)
 	u64 cookie;
 
 	if (bpf_session_is_return()) {
-		if (ready && c && !fast_exit(c, *sc, (s64)PT_REGS_RC(ctx)))
-			handle_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), true);
+		if (ready && c)
+			on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), true);
 		return 0;
 	}
 	if (!ready || !c)
 		return 1;
 	cookie = multi_cookie(ctx);
 	*sc = cookie;
-	if (fast_entry(c, cookie))
-		return 0;
-	return handle_entry(ctx, c, cookie) ? 0 : 1;
+	return on_entry(ctx, c, cookie) ? 0 : 1;
 }
 
 SEC("kprobe")
@@ -1121,13 +1122,8 @@ int rs_kentry(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	u64 cookie;
-
-	if (!ready || !c)
-		return 0;
-	cookie = bpf_get_attach_cookie(ctx);
-	if (!fast_entry(c, cookie))
-		handle_entry(ctx, c, cookie);
+	if (ready && c)
+		on_entry(ctx, c, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
@@ -1136,13 +1132,8 @@ int rs_kexit(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	u64 cookie;
-
-	if (!ready || !c)
-		return 0;
-	cookie = bpf_get_attach_cookie(ctx);
-	if (!fast_exit(c, cookie, (s64)PT_REGS_RC(ctx)))
-		handle_exit(ctx, c, cookie, (s64)PT_REGS_RC(ctx), true);
+	if (ready && c)
+		on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
 	return 0;
 }
 
@@ -1168,13 +1159,9 @@ int rs_fentry(u64 *ctx)
 {
 	struct cpu_state *c;
 
-	u64 cookie;
-
 	if (!ready || !(c = guard_enter()))
 		return 0;
-	cookie = fentry_func_cookie(ctx);
-	if (!fast_entry(c, cookie))
-		handle_entry(ctx, c, cookie);
+	on_entry(ctx, c, fentry_func_cookie(ctx));
 	guard_exit(c);
 	return 0;
 }
@@ -1183,14 +1170,12 @@ SEC("fexit")
 int rs_fexit(u64 *ctx)
 {
 	struct cpu_state *c;
-	u64 ret = 0, cookie;
+	u64 ret = 0;
 
 	if (!ready || !(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	cookie = fentry_func_cookie(ctx);
-	if (!fast_exit(c, cookie, (s64)ret))
-		handle_exit(ctx, c, cookie, (s64)ret, false);
+	on_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, false);
 	guard_exit(c);
 	return 0;
 }
