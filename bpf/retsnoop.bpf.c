@@ -30,8 +30,9 @@ const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-dep
 const volatile bool defer_stacks = false;    /* bpf/stack_defer.bpf.h */
 const volatile __u32 ipc_bits = 1;            /* ip_cookies has 1 << ipc_bits slots */
 const volatile __u64 wake_bytes = 1;          /* wake the reader early past this much data */
-const volatile bool lean_calls = false;      /* none of -T, -A, -I, -S, -B: a call inside a
-					      * session only pushes and pops its frame
+const volatile bool lean_calls = false;      /* none of -A, -I, -S, -B: a call inside a
+					      * session only pushes and pops its frame,
+					      * and with -T adds its trace entries
 					      * (fast_entry, fast_exit) */
 
 bool ready = false;
@@ -726,7 +727,8 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 
 /* The common call, on a path of its own: inside the current thread's open
  * session (found through the CPU's cache), in a mode where a call only
- * keeps its frame (lean_calls), nothing waiting on it. Each returns false,
+ * keeps its frame and its -T entries (lean_calls), nothing waiting on it.
+ * Each returns false,
  * having changed nothing, for every other case, which handle_entry and
  * handle_exit then take whole. Kept apart so that the few registers the
  * common case needs are not spilled for the general one. */
@@ -734,7 +736,7 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 /* a nested call's entry: its frame pushed (handle_entry's last part) */
 static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
 {
-	u32 id = (u32)cookie, d;
+	u32 id = (u32)cookie, d, seq_id;
 	struct session *s;
 	struct rs_frame *f;
 	u64 now;
@@ -750,24 +752,28 @@ static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
 		return false;
 	now = bpf_ktime_get_ns();
 	f = &s->frames[FIDX(d)];
+	seq_id = s->next_seq_id++;
 	f->func_id = id;
-	f->seq_id = s->next_seq_id++;
+	f->seq_id = seq_id;
 	f->res = 0;
 	f->lat_ns = now;
 	s->depth = d + 1;
 	s->max_depth = d + 1;
 	s->is_err = false;
+	if (emit_trace)
+		emit_trace_rec(s, RS_REC_TRACE_ENTRY, seq_id, id, d + 1, 0, 0, now);
 	return true;
 }
 
 /* a nested call's successful exit that nothing waits on: its frame
- * popped, its result kept, no latency (handle_exit reads the clock for a
- * successful call only where it is shown) */
+ * popped, its result kept, its latency only for the trace view (as in
+ * handle_exit, a successful call's is read only where it is shown) */
 static __always_inline bool fast_exit(struct cpu_state *c, u64 cookie, s64 res)
 {
-	u32 id = (u32)cookie, flags = cookie >> 32, d;
+	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
 	struct session *s;
 	struct rs_frame *f;
+	u64 now, lat = 0;
 
 	if (!lean_calls || id >= nr_funcs || (flags & RS_FUNC_CANT_FAIL))
 		return false;
@@ -790,9 +796,14 @@ static __always_inline bool fast_exit(struct cpu_state *c, u64 cookie, s64 res)
 	if ((s->saved_depth && d + 2 <= s->saved_depth) ||
 	    s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d)
 		return false;
-	s->next_seq_id++;
+	seq_id = s->next_seq_id++;
+	if (emit_trace) {
+		now = bpf_ktime_get_ns();
+		lat = now - f->lat_ns;
+		emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
+	}
 	f->res = res;
-	f->lat_ns = 0;
+	f->lat_ns = lat;
 	s->is_err = false;
 	s->depth = d;
 	return true;

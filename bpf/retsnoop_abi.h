@@ -338,6 +338,7 @@ struct rs_bpf_stats {
 	rs_u64 args_dropped;              /* -A: FUNC_ARGS records the ring buffer had no room for */
 	rs_u64 stacks_deferred;           /* kernel stacks whose capture waited (bpf/stack_defer.bpf.h) */
 	rs_u64 stacks_completed;          /* of those, completed at an ancestor's exit (the rest never needed) */
+	rs_u64 stacks_read;               /* short unwinds replaced by a learned return site's read (bpf/ret_sites.bpf.h) */
 };
 
 #endif

@@ -58,6 +58,8 @@ static __always_inline struct rs_func_range *frame_range(struct session *s, u32 
 #define DEFER_SHORT 2
 #define KIDX(i) ((i) & (2 * RS_MAX_KSTACK_DEPTH - 1))   /* verifier bound, see callers */
 
+#include "ret_sites.bpf.h"
+
 struct ancestors {
 	struct rs_func_range *r[DEFER_ANCESTORS];
 };
@@ -99,7 +101,7 @@ static __always_inline u32 ancestor_of(const struct ancestors *an, u64 ip)
  * ancestor's exit; else capture the rest of the stack behind them now */
 static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u32 slot, u32 d, u32 n)
 {
-	u64 ip = PT_REGS_IP(ctx);
+	u64 ip = PT_REGS_IP(ctx), sp, ret;
 	struct ancestors an = {};
 	u64 *ks;
 	s32 sz;
@@ -116,15 +118,30 @@ static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u
 		ks[KIDX(n)] = ip;
 		goto wait;
 	}
-	/* through untraced code: its frames, up to an ancestor's call site */
+	/* through untraced code: its frames, up to an ancestor's call site,
+	 * read where a learned site says (bpf/ret_sites.bpf.h) or unwound */
+	sp = PT_REGS_SP(ctx);
+	ret = rs_ret_site_read(ip, sp);
+	if (ret) {
+		ks[KIDX(n)] = ip;
+		ks[KIDX(n + 1)] = ret;
+		k = 1;
+		a = ancestor_of(&an, ret);
+		if (a)
+			goto wait;
+		goto whole;
+	}
 	sz = bpf_get_stack(ctx, (void *)ks + n * 8, DEFER_SHORT * 8, 0);
 	cnt = sz > 0 ? (u32)sz / 8 : 0;
 	for (k = 1; k < DEFER_SHORT; k++) {
 		if (k >= cnt)
 			break;
 		a = ancestor_of(&an, ks[KIDX(n + k)]);
-		if (a)
+		if (a) {
+			if (k == 1 && ks[KIDX(n)] == ip)
+				rs_ret_site_learn(ip, sp, ks[KIDX(n + 1)]);
 			goto wait;
+		}
 	}
 	goto whole;
 wait:
@@ -211,7 +228,8 @@ __noinline int rs_defer_exit(struct pt_regs *ctx, struct session *s, u32 d)
 #define FENTRY_SITE_MAX 16
 
 struct fexit_ret {
-	u64 site, caller;
+	u64 site, caller;   /* read from the frame */
+	u64 sp;             /* the stack pointer once the function has returned */
 };
 
 __u32 fexit_skip = 0;          /* frames above the site in an fexit capture, + 1 (0: not learned) */
@@ -228,8 +246,9 @@ static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w)
 	 * arithmetic on it): read back from where it was spilled */
 	if (bpf_probe_read_kernel(&p, sizeof(p), &ctx))
 		return false;
-	if (bpf_probe_read_kernel(w, sizeof(*w), (void *)(p + n * 8 + 16)))
+	if (bpf_probe_read_kernel(w, 2 * sizeof(u64), (void *)(p + n * 8 + 16)))
 		return false;
+	w->sp = p + n * 8 + 32;
 	return w->site > r->start && w->site <= r->start + FENTRY_SITE_MAX && w->caller;
 }
 
@@ -320,13 +339,17 @@ __noinline int rs_fdefer_short(struct session *s, u32 slot_n, u32 d, u32 cnt)
 }
 
 /* the short unwind of rs_fdefer_short: DEFER_SHORT + 1 entries from the
- * site of the function whose exit this is on, behind the n kept (a first
- * entry that is not the site turns deferral off, as in fexit_rest) */
-static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, u32 n, u32 d, u64 site)
+ * site of the function whose exit this is on (trampoline frame w), behind
+ * the n kept (a first entry that is not the site turns deferral off, as in
+ * fexit_rest); the caller's return address read instead where a learned
+ * site says (bpf/ret_sites.bpf.h) */
+static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, u32 n, u32 d,
+					const struct fexit_ret *w)
 {
 	u64 *ks = s->kstack[slot & 1];
-	u64 off = (u64)n * 8;
+	u64 off = (u64)n * 8, ret;
 	s32 sz;
+	int found;
 
 	if (d == 0)   /* no traced ancestor to reach */
 		return false;
@@ -334,15 +357,25 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 	asm volatile("" : "+r"(off));
 	if (off > sizeof(s->kstack[0]) - (DEFER_SHORT + 1) * 8)
 		return false;
+	ret = rs_ret_site_read(w->caller, w->sp);
+	if (ret) {
+		ks[KIDX(off / 8)] = w->site;
+		ks[KIDX(off / 8 + 1)] = w->caller;
+		ks[KIDX(off / 8 + 2)] = ret;
+		return rs_fdefer_short(s, (slot & 1) | (u32)(off / 8) << 1, d, 3);
+	}
 	sz = bpf_get_stack(ctx, (void *)ks + off, (DEFER_SHORT + 1) * 8,
 			   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
 	if (sz <= 0)
 		return false;
-	if (ks[KIDX(off / 8)] != site) {
+	if (ks[KIDX(off / 8)] != w->site) {
 		fexit_defer_broken = true;
 		return false;
 	}
-	return rs_fdefer_short(s, (slot & 1) | (u32)(off / 8) << 1, d, (u32)sz / 8);
+	found = rs_fdefer_short(s, (slot & 1) | (u32)(off / 8) << 1, d, (u32)sz / 8);
+	if (found && sz >= 24 && ks[KIDX(off / 8 + 1)] == w->caller)
+		rs_ret_site_learn(w->caller, w->sp, ks[KIDX(off / 8 + 2)]);
+	return found;
 }
 
 /* the rest of slot's stack behind the n addresses kept, from the site of
@@ -376,7 +409,7 @@ static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 
 	bool fr = fexit_frame(ctx, id, &w);
 
 	if (fr && fexit_skip && (rs_fdefer_keep(s, slot, d, w.site, w.caller) ||
-				 fexit_short(ctx, s, slot, 0, d, w.site))) {
+				 fexit_short(ctx, s, slot, 0, d, &w))) {
 		stat_inc(&stats.stacks_deferred);
 		return;
 	}
@@ -393,7 +426,7 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
 	u32 n = s->pend_n[slot & 1];
 
 	if (fr && (rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller) ||
-		   fexit_short(ctx, s, slot, n, d, w->site)))
+		   fexit_short(ctx, s, slot, n, d, w)))
 		return;
 	if (fr) {
 		fexit_rest(ctx, s, slot, n, w->site);

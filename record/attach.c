@@ -120,8 +120,9 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 				  (mode != ATTACH_FENTRY || FENTRY_DEFER_ARCH);
 	s->rodata->emit_trace = o->trace;
 	s->rodata->emit_interim = o->interim;
-	/* the common call takes a path of its own (bpf/retsnoop.bpf.c fast_entry) */
-	s->rodata->lean_calls = !o->trace && !o->capture_args && !o->interim && o->success != 1 && !use_lbr;
+	/* the common call takes a path of its own (bpf/retsnoop.bpf.c fast_entry),
+	 * -T entries included */
+	s->rodata->lean_calls = !o->capture_args && !o->interim && o->success != 1 && !use_lbr;
 	s->rodata->use_lbr = use_lbr;
 	s->rodata->filter_tgid = o->f.npids > 0 || o->cmd != NULL;
 	s->rodata->deny_tgid = o->f.nnopids > 0;

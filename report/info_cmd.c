@@ -305,6 +305,9 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 		printf("  %-26s %" PRIu64 " deferred, %" PRIu64 " completed, %" PRIu64
 		       " never needed (error swallowed: not captured)\n", "kernel stacks", b->stacks_deferred,
 		       b->stacks_completed, b->stacks_deferred - b->stacks_completed);
+	if (b->stacks_read)   /* bpf/ret_sites.bpf.h */
+		printf("  %-26s %" PRIu64 " (return addresses read where learned unwinds found them)\n",
+		       "short unwinds saved", b->stacks_read);
 	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
 	if (st->prog_misses_known && (st->prog_misses_entry || st->prog_misses_exit))
 		printf("  %-26s %" PRIu64 " (entry programs %" PRIu64 ", exit programs %" PRIu64 ")\n",

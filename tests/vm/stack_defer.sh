@@ -41,6 +41,8 @@ run() { name=\$1; shift; "\$@" >/out/\$name.out 2>/out/\$name.err; echo \$? >/ou
 for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
 	case \$c in open-*) g='$OPEN';; *) g='$BPF';; esac
 	W="./simfail \$c; ./simfail \$c; ./simfail \$c"
+	# openat's: a dozen, so that return sites are learned and read
+	case \$c in open-*) W="i=0; while [ \\\$i -lt 12 ]; do ./simfail \$c; i=\\\$((i + 1)); done";; esac
 	sh -c "\$W" >/dev/null 2>&1
 	for m in M K F; do
 		run d-\$m-\$c \$R -\$m \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
@@ -63,9 +65,14 @@ sigs() {
 split_counts() {  # FILE -> "deferred completed" from retsnoop-report info
 	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *kernel stacks *\([0-9]*\) deferred, \([0-9]*\) completed.*/\1 \2/p'
 }
-# compare PREFIX MODES: the recordings of one boot ($OUT), PREFIX in the names
+reads() {  # FILE -> short unwinds replaced by a learned site's read (bpf/ret_sites.bpf.h)
+	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *short unwinds saved *\([0-9]*\).*/\1/p'
+}
+# compare PREFIX MODES [READS]: the recordings of one boot ($OUT), PREFIX in
+# the names; READS: the repeated openat workload must have read learned
+# return sites (its chains return through untraced link_path_walk there)
 compare() {
-	local pre=$1 m c d n sd sn dd cc dsum csum
+	local pre=$1 m c d n sd sn dd cc dsum csum r
 	for m in $2; do
 		dsum=0; csum=0
 		for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
@@ -92,9 +99,14 @@ compare() {
 		check "$pre-$m: stacks were deferred ($dsum)" test "$dsum" -gt 0
 		check "$pre-$m: some were completed at an ancestor's exit ($csum) and shown above" test "$csum" -gt 0
 		check "$pre-$m: some were never captured: their error was swallowed ($((dsum - csum)))" test "$csum" -lt "$dsum"
+		if [ -n "${3:-}" ]; then
+			r=$(reads "$OUT/d-$m-open-missing.rsr")
+			check "$pre-$m open-missing: learned return sites were read instead of unwound (${r:-0}), the stacks above the same" test "${r:-0}" -gt 0
+			check "$pre-$m open-missing: without deferral, none were (the learning is part of it)" test -z "$(reads "$OUT/n-$m-open-missing.rsr")"
+		fi
 	done
 }
-compare "" "M K F"
+compare "" "M K F" reads
 
 # Linux 6.1 (a second boot, kretprobes only: no kprobe.multi there), with
 # link_path_walk traced too, so that openat's chains go on through it: its
