@@ -733,13 +733,30 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
  * handle_exit then take whole. Kept apart so that the few registers the
  * common case needs are not spilled for the general one. */
 
+/* a call's frame pushed at depth d (< RS_MAX_FSTACK_DEPTH), entered at
+ * now, and its -T entry; returns its seq_id */
+static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now)
+{
+	struct rs_frame *f = &s->frames[FIDX(d)];   /* one bounded index: FIDX's barrier is not merged */
+	u32 seq_id = s->next_seq_id++;
+
+	f->func_id = id;
+	f->seq_id = seq_id;
+	f->res = 0;
+	f->lat_ns = now;
+	s->depth = d + 1;
+	s->max_depth = d + 1;
+	s->is_err = false;
+	if (emit_trace)
+		emit_trace_rec(s, RS_REC_TRACE_ENTRY, seq_id, id, d + 1, 0, 0, now);
+	return seq_id;
+}
+
 /* a nested call's entry: its frame pushed (handle_entry's last part) */
 static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
 {
-	u32 id = (u32)cookie, d, seq_id;
+	u32 id = (u32)cookie, d;
 	struct session *s;
-	struct rs_frame *f;
-	u64 now;
 
 	if (!lean_calls || id >= nr_funcs)
 		return false;
@@ -750,18 +767,7 @@ static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
 	/* an error chain about to be overwritten is saved (handle_entry) */
 	if (d >= max_fstack_depth || d >= RS_MAX_FSTACK_DEPTH || (s->is_err && d != s->max_depth))
 		return false;
-	now = bpf_ktime_get_ns();
-	f = &s->frames[FIDX(d)];
-	seq_id = s->next_seq_id++;
-	f->func_id = id;
-	f->seq_id = seq_id;
-	f->res = 0;
-	f->lat_ns = now;
-	s->depth = d + 1;
-	s->max_depth = d + 1;
-	s->is_err = false;
-	if (emit_trace)
-		emit_trace_rec(s, RS_REC_TRACE_ENTRY, seq_id, id, d + 1, 0, 0, now);
+	frame_push(s, d, id, bpf_ktime_get_ns());
 	return true;
 }
 
@@ -815,7 +821,6 @@ static __always_inline bool fast_exit(struct cpu_state *c, u64 cookie, s64 res)
 static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 cookie)
 {
 	struct session *s;
-	struct rs_frame *f;
 	u64 now, task;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
 	bool fresh = false;
@@ -866,20 +871,9 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 coo
 
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return true;
-	f = &s->frames[FIDX(d)];   /* one bounded index: FIDX's barrier is not merged */
-	seq_id = s->next_seq_id++;
-	f->func_id = id;
-	f->seq_id = seq_id;
-	f->res = 0;
-	f->lat_ns = now;
-	s->depth = d + 1;
-	s->max_depth = d + 1;
-	s->is_err = false;
-	if (emit_trace) {
-		emit_trace_rec(s, RS_REC_TRACE_ENTRY, seq_id, id, d + 1, 0, 0, now);
-		if (capture_args)   /* records of a session reach the reader in order */
-			rs_trace_flush(s);
-	}
+	seq_id = frame_push(s, d, id, now);
+	if (emit_trace && capture_args)   /* records of a session reach the reader in order */
+		rs_trace_flush(s);
 	args_capture(ctx, s->sess_id, seq_id, id);
 	return true;
 }
