@@ -6,7 +6,7 @@
 #
 #   1. Per BPF program, with kernel.bpf_stats_enabled=1: runs and ns per run
 #      (bpf_prog_info run_cnt / run_time_ns, read with bpftool while the
-#      programs are attached) of retsnoop-record -M, -F, -M -T and of
+#      programs are attached) of retsnoop-record -M, -K, -F, -M -T and of
 #      bpftrace's empty kprobe/fentry programs and its comparable-work
 #      program, on the failing and the succeeding openat() path of
 #      bench/bench_tool.c (the same function set as record_overhead.sh).
@@ -71,8 +71,8 @@ part progs && for path in fail ok; do
 	bpftrace -e "\$kf { } \$kx { }" -c "\$(w bt-fentry-empty)" >/dev/null 2>>/out/bt.err
 	bpftrace -e "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" \\
 		-c "\$(w bt-kprobe-work)" >/dev/null 2>>/out/bt.err
-	for m in M F MT; do
-		case \$m in M) fl=-M;; F) fl=-F;; MT) fl="-M -T";; esac
+	for m in M K F MT; do
+		case \$m in M) fl=-M;; K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; esac
 		for v in \$RSV; do
 			bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
 			\$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$(w \$v-\$m) 2>>/out/rs.err
