@@ -98,14 +98,15 @@ __noinline u64 rs_ret_site_read(u64 ip, u64 sp)
 __noinline int rs_ret_site_learn(u64 ip, u64 sp, u64 ret)
 {
 	struct ret_site *r = ret_site_of(ip);
-	u64 tgt = ret ? call_target(ret) : 0;
 	struct ret_scan *b;
 	u32 zero = 0, i, off;
+	u64 tgt;
 
 	b = bpf_map_lookup_elem(&ret_scan_buf, &zero);
-	if (!r || !b || !tgt)
+	if (!r || !b || !ret)
 		return 0;
-	if (bpf_probe_read_kernel(b->w, sizeof(b->w), (void *)sp))
+	tgt = call_target(ret);
+	if (!tgt || bpf_probe_read_kernel(b->w, sizeof(b->w), (void *)sp))
 		return 0;
 	for (i = 0; i < RET_SCAN; i++)
 		if (b->w[i] == ret)

@@ -728,9 +728,8 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 /* The common call, on a path of its own: inside the current thread's open
  * session (found through the CPU's cache), in a mode where a call only
  * keeps its frame and its -T entries (lean_calls), nothing waiting on it.
- * Each returns false,
- * having changed nothing, for every other case, which handle_entry and
- * handle_exit then take whole. Kept apart so that the few registers the
+ * Each returns false, having changed nothing, for every other case, which
+ * handle_entry and handle_exit then take whole. Kept apart so that the few registers the
  * common case needs are not spilled for the general one. */
 
 /* a call's frame pushed at depth d (< RS_MAX_FSTACK_DEPTH), entered at

@@ -125,20 +125,18 @@ static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u
 	if (ret) {
 		ks[KIDX(n)] = ip;
 		ks[KIDX(n + 1)] = ret;
-		k = 1;
-		a = ancestor_of(&an, ret);
-		if (a)
-			goto wait;
-		goto whole;
+		cnt = 2;
+	} else {
+		sz = bpf_get_stack(ctx, (void *)ks + n * 8, DEFER_SHORT * 8, 0);
+		cnt = sz > 0 ? (u32)sz / 8 : 0;
 	}
-	sz = bpf_get_stack(ctx, (void *)ks + n * 8, DEFER_SHORT * 8, 0);
-	cnt = sz > 0 ? (u32)sz / 8 : 0;
 	for (k = 1; k < DEFER_SHORT; k++) {
 		if (k >= cnt)
 			break;
 		a = ancestor_of(&an, ks[KIDX(n + k)]);
 		if (a) {
-			if (k == 1 && ks[KIDX(n)] == ip)
+			/* an unwound caller's return address: learned */
+			if (!ret && k == 1 && ks[KIDX(n)] == ip)
 				rs_ret_site_learn(ip, sp, ks[KIDX(n + 1)]);
 			goto wait;
 		}
