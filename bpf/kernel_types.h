@@ -92,6 +92,7 @@ struct pt_regs {
 #endif
 
 struct task_struct {
+	void *stack;
 	int pid;
 	int tgid;
 	char comm[16];

@@ -339,6 +339,7 @@ struct rs_bpf_stats {
 	rs_u64 stacks_deferred;           /* kernel stacks whose capture waited (bpf/stack_defer.bpf.h) */
 	rs_u64 stacks_completed;          /* of those, completed at an ancestor's exit (the rest never needed) */
 	rs_u64 stacks_read;               /* short unwinds replaced by a learned return site's read (bpf/ret_sites.bpf.h) */
+	rs_u64 tails_read;                /* completing unwinds replaced by a learned tail's reads (bpf/stack_tails.bpf.h) */
 };
 
 #endif

@@ -59,6 +59,7 @@ static __always_inline struct rs_func_range *frame_range(struct session *s, u32 
 #define KIDX(i) ((i) & (2 * RS_MAX_KSTACK_DEPTH - 1))   /* verifier bound, see callers */
 
 #include "ret_sites.bpf.h"
+#include "stack_tails.bpf.h"
 
 struct ancestors {
 	struct rs_func_range *r[DEFER_ANCESTORS];
@@ -149,7 +150,17 @@ whole:
 	s->pend_depth[slot] = -1;
 	if (n >= RS_MAX_KSTACK_DEPTH)
 		n = RS_MAX_KSTACK_DEPTH - 1;
-	sz = bpf_get_stack(ctx, (void *)ks + n * 8, sizeof(s->kstack[0]) - n * 8, 0);
+	/* the rest read where learned unwinds found it (stack_tails.bpf.h),
+	 * else unwound */
+	sp = PT_REGS_SP(ctx);
+	cnt = rs_tail_read(s, slot | n << 1, ip, sp);
+	if (cnt) {
+		sz = cnt * 8;
+	} else {
+		sz = bpf_get_stack(ctx, (void *)ks + n * 8, sizeof(s->kstack[0]) - n * 8, 0);
+		if (sz > 0)
+			rs_tail_learn(s, slot | n << 1, ip, (u32)sz / 8, sp);
+	}
 	s->kstack_sz[slot] = n * 8 + (sz > 0 ? sz : 0);
 	if (n)
 		stat_inc(&stats.stacks_completed);
@@ -377,12 +388,15 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 }
 
 /* the rest of slot's stack behind the n addresses kept, from the site of
- * the function whose exit this is on */
-static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u32 n, u64 site)
+ * the function whose exit this is on (trampoline frame w): its return
+ * address and what follows read where learned unwinds found them
+ * (stack_tails.bpf.h), else unwound */
+static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u32 n,
+				       const struct fexit_ret *w)
 {
 	u64 *ks = s->kstack[slot & 1];
 	u64 off = (u64)n * 8;
-	s32 sz;
+	s32 sz, cnt;
 
 	/* bounded in the register the call uses: 6.1's verifier loses a
 	 * bound checked before a spill of n */
@@ -390,10 +404,18 @@ static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u
 	if (off > sizeof(s->kstack[0]) - 8)
 		off = sizeof(s->kstack[0]) - 8;
 	n = off / 8;
-	sz = bpf_get_stack(ctx, (void *)ks + off, sizeof(s->kstack[0]) - off,
-			   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
-	if (sz <= 0 || ks[KIDX(n)] != site)
-		fexit_defer_broken = true;
+	cnt = rs_tail_read(s, (slot & 1) | (n + 1) << 1, w->caller, w->sp);
+	if (cnt) {
+		ks[KIDX(n)] = w->site;
+		sz = (cnt + 1) * 8;
+	} else {
+		sz = bpf_get_stack(ctx, (void *)ks + off, sizeof(s->kstack[0]) - off,
+				   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
+		if (sz <= 0 || ks[KIDX(n)] != w->site)
+			fexit_defer_broken = true;
+		else if (sz >= 16)
+			rs_tail_learn(s, (slot & 1) | (n + 1) << 1, w->caller, (u32)sz / 8 - 1, w->sp);
+	}
 	s->kstack_sz[slot & 1] = n * 8 + (sz > 0 ? sz : 0);
 	s->pend_depth[slot & 1] = -1;
 	stat_inc(&stats.stacks_completed);
@@ -427,7 +449,7 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
 		   fexit_short(ctx, s, slot, n, d, w)))
 		return;
 	if (fr) {
-		fexit_rest(ctx, s, slot, n, w->site);
+		fexit_rest(ctx, s, slot, n, w);
 		return;
 	}
 	/* no trampoline frame to go on from (not expected once one was

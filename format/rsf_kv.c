@@ -71,6 +71,7 @@ const struct rsf_kv_field rsf_stats_fields[] = {
 	S_UZ("bpf.stacks_deferred", bpf.stacks_deferred),
 	S_UZ("bpf.stacks_completed", bpf.stacks_completed),
 	S_UZ("bpf.stacks_read", bpf.stacks_read),
+	S_UZ("bpf.tails_read", bpf.tails_read),
 	S_UZ("bpf.prog_misses.probes", prog_misses_probes),   /* -J only */
 };
 const size_t rsf_stats_nfields = sizeof(rsf_stats_fields) / sizeof(rsf_stats_fields[0]);

@@ -308,6 +308,9 @@ static void print_trailer(const struct rsf_stats *st, const struct info_counts *
 	if (b->stacks_read)   /* bpf/ret_sites.bpf.h */
 		printf("  %-26s %" PRIu64 " (return addresses read where learned unwinds found them)\n",
 		       "short unwinds saved", b->stacks_read);
+	if (b->tails_read)   /* bpf/stack_tails.bpf.h */
+		printf("  %-26s %" PRIu64 " (frames read where learned unwinds found them)\n",
+		       "completing unwinds saved", b->tails_read);
 	printf("  %-26s %" PRIu64 "\n", "ring buffer lost", st->ringbuf_lost);
 	if (st->prog_misses_known && (st->prog_misses_entry || st->prog_misses_exit))
 		printf("  %-26s %" PRIu64 " (entry programs %" PRIu64 ", exit programs %" PRIu64 ")\n",

@@ -17,6 +17,8 @@
 #    symbol+offset and which visible frame each traced call is shown on,
 #    from the JSON output: fentry's deferred stacks leave out the hidden
 #    trampoline frames) are the same sets with and without;
+#  * the repeated openat workload read learned return sites and stack
+#    tails instead of unwinding (bpf/ret_sites.bpf.h, stack_tails.bpf.h);
 #  * retsnoop-report info of the default recordings counts deferred stacks,
 #    completed ones (so the comparison covered completed stacks) and
 #    never-captured ones, and those with the key off count none;
@@ -68,6 +70,9 @@ split_counts() {  # FILE -> "deferred completed" from retsnoop-report info
 reads() {  # FILE -> short unwinds replaced by a learned site's read (bpf/ret_sites.bpf.h)
 	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *short unwinds saved *\([0-9]*\).*/\1/p'
 }
+tails() {  # FILE -> completing unwinds replaced by a learned tail's reads (bpf/stack_tails.bpf.h)
+	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *completing unwinds saved *\([0-9]*\).*/\1/p'
+}
 # compare PREFIX MODES [READS]: the recordings of one boot ($OUT), PREFIX in
 # the names; READS: the repeated openat workload must have read learned
 # return sites (its chains return through untraced link_path_walk there)
@@ -99,6 +104,9 @@ compare() {
 		check "$pre-$m: stacks were deferred ($dsum)" test "$dsum" -gt 0
 		check "$pre-$m: some were completed at an ancestor's exit ($csum) and shown above" test "$csum" -gt 0
 		check "$pre-$m: some were never captured: their error was swallowed ($((dsum - csum)))" test "$csum" -lt "$dsum"
+		r=$(tails "$OUT/d-$m-open-missing.rsr")
+		check "$pre-$m open-missing: learned stack tails were read instead of unwound (${r:-0}), the stacks above the same" test "${r:-0}" -gt 0
+		check "$pre-$m open-missing: without deferral, none were" test -z "$(tails "$OUT/n-$m-open-missing.rsr")"
 		if [ -n "${3:-}" ]; then
 			r=$(reads "$OUT/d-$m-open-missing.rsr")
 			check "$pre-$m open-missing: learned return sites were read instead of unwound (${r:-0}), the stacks above the same" test "${r:-0}" -gt 0
