@@ -111,48 +111,71 @@ __noinline int rs_tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp)
 	return t->n;
 }
 
+/* rs_tail_learn's scan: the stack words looked through once, upwards, for
+ * the frames in order, each above the one before it (a bpf_loop callback:
+ * verified once, where a loop in a loop is verified for every word a
+ * frame may be found at) */
+struct tail_find {
+	const struct tail_scan *b;
+	u64 f[TAIL_MAX];
+	u16 off[TAIL_MAX];
+	u32 i;       /* the frame looked for */
+	u32 cnt;     /* frames */
+};
+
+static long tail_find_word(u64 w, void *data)
+{
+	struct tail_find *c = data;
+	u32 i = c->i;
+
+	if (i >= TAIL_MAX || i >= c->cnt || w >= TAIL_SCAN)
+		return 1;
+	if (c->b->w[w] != c->f[i])
+		return 0;
+	c->off[i] = w * 8;
+	c->i = i + 1;
+	return c->i >= c->cnt;
+}
+
 /* a real unwind of cnt frames from a return to ip (sp after it) is in the
  * slot's kstack from entry n on (slot_n as for rs_tail_read), ending where
  * the stack does (not cut short by the buffer): where its frames lie on
  * the stack, learned (or confirmed) */
 __noinline int rs_tail_learn(struct session *s, u32 slot_n, u64 ip, u32 cnt, u64 sp)
 {
-	u32 slot = slot_n & 1, n = slot_n >> 1, zero = 0, k, i, w = 0, lim, fb;
-	u64 depth, len, *ks, f[TAIL_MAX] = {};
-	u16 off[TAIL_MAX] = {};
+	u32 slot = slot_n & 1, n = slot_n >> 1, zero = 0, k, i, fb;
+	struct tail_find c = { .i = 1, .cnt = cnt };
 	struct stack_tail *t;
 	struct tail_scan *b;
+	u64 depth, len, *ks;
 
 	if (!s || cnt < 2 || cnt > TAIL_MAX || n + cnt >= RS_MAX_KSTACK_DEPTH)
 		return 0;
 	depth = sp - task_stack_base();
 	if (depth >= TAIL_STACK)
 		return 0;
-	/* the words from sp up to the top of the stack (at most) */
+	b = bpf_map_lookup_elem(&tail_scan_buf, &zero);
+	if (!b)
+		return 0;
+	/* the words from sp up to the top of the stack (at most), bounded in
+	 * the register the call uses (6.1's verifier loses a bound checked
+	 * before a spill) */
 	len = TAIL_STACK - depth;
+	asm volatile("" : "+r"(len));
 	if (len > sizeof(b->w))
 		len = sizeof(b->w);
-	lim = len / 8;
-	b = bpf_map_lookup_elem(&tail_scan_buf, &zero);
-	if (!b || !len || bpf_probe_read_kernel(b->w, len, (void *)sp))
+	if (!len || bpf_probe_read_kernel(b->w, len, (void *)sp))
 		return 0;
 	ks = s->kstack[slot];
-	f[0] = ks[KIDX(n)];
-	if (f[0] != ip)
+	for (i = 0; i < TAIL_MAX; i++)
+		if (i < cnt)
+			c.f[i] = ks[KIDX(n + i)];
+	if (c.f[0] != ip)
 		return 0;
-	/* each frame above the one before it, its word first found */
-	for (i = 1; i < TAIL_MAX; i++) {
-		if (i >= cnt)
-			break;
-		f[i] = ks[KIDX(n + i)];
-		for (; w < TAIL_SCAN && w < lim; w++)
-			if (b->w[w] == f[i])
-				break;
-		if (w >= TAIL_SCAN || w >= lim)
-			return 0;
-		off[i] = w * 8;
-		w++;
-	}
+	c.b = b;
+	bpf_loop(len / 8, tail_find_word, &c, 0);
+	if (c.i < cnt)
+		return 0;   /* a frame not found */
 	k = RS_IPC_SLOT(ip, TAIL_BITS);
 	t = bpf_map_lookup_elem(&stack_tails, &k);
 	if (!t)
@@ -166,11 +189,11 @@ __noinline int rs_tail_learn(struct session *s, u32 slot_n, u64 ip, u32 cnt, u64
 				i = TAIL_MAX;
 				break;
 			}
-			if (t->f[i] != f[i])
+			if (t->f[i] != c.f[i])
 				break;
-			if (!(fb & (1u << i)) && t->off[i] == off[i])
+			if (!(fb & (1u << i)) && t->off[i] == c.off[i])
 				continue;
-			if (t->pos[i] != (u16)(depth + off[i]))
+			if (t->pos[i] != (u16)(depth + c.off[i]))
 				break;
 			fb |= 1u << i;
 		}
@@ -189,9 +212,9 @@ __noinline int rs_tail_learn(struct session *s, u32 slot_n, u64 ip, u32 cnt, u64
 store:
 	t->depth = depth;
 	for (i = 0; i < TAIL_MAX; i++) {
-		t->f[i] = f[i];
-		t->off[i] = off[i];
-		t->pos[i] = depth + off[i];
+		t->f[i] = c.f[i];
+		t->off[i] = c.off[i];
+		t->pos[i] = depth + c.off[i];
 	}
 	return 0;
 }

@@ -21,16 +21,24 @@ uint32_t rsf_trace_batch_count(const struct rs_rec_hdr *rec)
 	return n;
 }
 
-bool rsf_trace_batch_valid(const struct rs_rec_hdr *rec, size_t size)
+bool rsf_trace_batch_shape_ok(const struct rs_rec_hdr *rec, size_t size)
 {
-	const char *types = (const char *)rec + BATCH_FIXED + offsetof(struct rs_trace_ent, type);
 	uint32_t n;
 
 	if (size < BATCH_FIXED || rec->type != RS_REC_TRACE_BATCH || rec->size > size)
 		return false;
 	n = rsf_trace_batch_count(rec);
-	if (n == 0 || n > RS_TRACE_BATCH || rec->size != BATCH_FIXED + n * sizeof(struct rs_trace_ent))
+	return n > 0 && n <= RS_TRACE_BATCH && rec->size == BATCH_FIXED + n * sizeof(struct rs_trace_ent);
+}
+
+bool rsf_trace_batch_valid(const struct rs_rec_hdr *rec, size_t size)
+{
+	const char *types = (const char *)rec + BATCH_FIXED + offsetof(struct rs_trace_ent, type);
+	uint32_t n;
+
+	if (!rsf_trace_batch_shape_ok(rec, size))
 		return false;
+	n = rsf_trace_batch_count(rec);
 	/* the recorder checks every batch it reads: only the type fields */
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t type;

@@ -10,9 +10,13 @@
 
 typedef int (*rsf_trace_batch_emit_fn)(void *ctx, const struct rs_rec_hdr *rec, size_t size);
 
+/* whether rec (size bytes available) is a TRACE_BATCH whose size matches
+ * its count (1..RS_TRACE_BATCH), its entries not looked at */
+bool rsf_trace_batch_shape_ok(const struct rs_rec_hdr *rec, size_t size);
+
 /* whether rec (size bytes available) is a well-formed TRACE_BATCH: its
- * size matches its count (1..RS_TRACE_BATCH), every entry is an entry or
- * an exit */
+ * shape is (rsf_trace_batch_shape_ok), and every entry is an entry or an
+ * exit */
 bool rsf_trace_batch_valid(const struct rs_rec_hdr *rec, size_t size);
 
 /* the number of entries of a valid batch */

@@ -56,29 +56,42 @@ static int get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 
 uint32_t rsf_trace_pack(const struct rs_rec_hdr *batch, void *out)
 {
-	const uint8_t *in = (const uint8_t *)batch;
+	const uint8_t *in = (const uint8_t *)batch, *ent;
 	struct rs_rec_trace_packed hdr;
-	struct rs_trace_ent e;
 	uint8_t *base = out, *p = base + PACKED_FIXED;   /* at most 46 bytes an entry */
-	uint64_t prev_ts = 0;
-	uint32_t n, prev_seq = UINT32_MAX, prev_depth = 0, size;
+	uint64_t prev_ts = 0, ts, lat;
+	uint32_t n, prev_seq = UINT32_MAX, prev_depth = 0, size, seq, func;
+	uint16_t depth, type;
+	int64_t res;
 
 	memcpy(&n, in + offsetof(struct rs_rec_trace_batch, n), sizeof(n));
-	for (uint32_t i = 0; i < n && i < RS_TRACE_BATCH; i++) {
-		memcpy(&e, in + BATCH_FIXED + (size_t)i * sizeof(e), sizeof(e));
-		*p++ = (uint8_t)((e.type == RS_REC_TRACE_EXIT ? F_EXIT : 0) | (e.res ? F_RES : 0) |
-				 (e.lat_ns ? F_LAT : 0));
-		p = put(p, zz((int64_t)(e.ts - prev_ts)));
-		p = put(p, zz((int32_t)(e.seq_id - prev_seq - 1)));
-		p = put(p, e.func_id);
-		p = put(p, zz((int32_t)(e.depth - prev_depth)));
-		if (e.res)
-			p = put(p, zz(e.res));
-		if (e.lat_ns)
-			p = put(p, e.lat_ns);
-		prev_ts = e.ts;
-		prev_seq = e.seq_id;
-		prev_depth = e.depth;
+	if (n > RS_TRACE_BATCH)
+		n = RS_TRACE_BATCH;
+	ent = in + BATCH_FIXED;
+	/* each field read on its own (unaligned-safe), not the whole entry */
+	for (uint32_t i = 0; i < n; i++, ent += sizeof(struct rs_trace_ent)) {
+		memcpy(&type, ent + offsetof(struct rs_trace_ent, type), sizeof(type));
+		memcpy(&ts, ent + offsetof(struct rs_trace_ent, ts), sizeof(ts));
+		memcpy(&seq, ent + offsetof(struct rs_trace_ent, seq_id), sizeof(seq));
+		memcpy(&func, ent + offsetof(struct rs_trace_ent, func_id), sizeof(func));
+		memcpy(&depth, ent + offsetof(struct rs_trace_ent, depth), sizeof(depth));
+		memcpy(&res, ent + offsetof(struct rs_trace_ent, res), sizeof(res));
+		memcpy(&lat, ent + offsetof(struct rs_trace_ent, lat_ns), sizeof(lat));
+		if (type != RS_REC_TRACE_ENTRY && type != RS_REC_TRACE_EXIT)
+			return 0;
+		*p++ = (uint8_t)((type == RS_REC_TRACE_EXIT ? F_EXIT : 0) | (res ? F_RES : 0) |
+				 (lat ? F_LAT : 0));
+		p = put(p, zz((int64_t)(ts - prev_ts)));
+		p = put(p, zz((int32_t)(seq - prev_seq - 1)));
+		p = put(p, func);
+		p = put(p, zz((int32_t)(depth - prev_depth)));
+		if (res)
+			p = put(p, zz(res));
+		if (lat)
+			p = put(p, lat);
+		prev_ts = ts;
+		prev_seq = seq;
+		prev_depth = depth;
 	}
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.hdr.type = RS_REC_TRACE_PACKED;

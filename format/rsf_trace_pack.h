@@ -14,8 +14,10 @@
 #define RSF_TRACE_PACKED_MAX                                                      \
 	RS_REC_ALIGN(offsetof(struct rs_rec_trace_packed, data) + RS_TRACE_BATCH * 46)
 
-/* batch (a valid TRACE_BATCH, rsf_trace_batch_valid) packed into out
- * (RSF_TRACE_PACKED_MAX bytes), padding included: the record's size */
+/* batch (a TRACE_BATCH whose size and count are checked,
+ * rsf_trace_batch_shape_ok) packed into out (RSF_TRACE_PACKED_MAX bytes),
+ * padding included: the record's size; 0 when an entry's type is neither
+ * TRACE_ENTRY nor TRACE_EXIT (not a valid batch, rsf_trace_batch_valid) */
 uint32_t rsf_trace_pack(const struct rs_rec_hdr *batch, void *out);
 
 /* rec (size bytes available) is a TRACE_PACKED record: its entries into

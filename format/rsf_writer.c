@@ -386,6 +386,7 @@ int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
 {
 	uint8_t packed[RSF_TRACE_PACKED_MAX];
 	struct rs_rec_hdr hdr;
+	uint32_t psize;
 	size_t xsize;
 
 	if (w->failed)
@@ -399,11 +400,13 @@ int rsf_writer_add(struct rsf_writer *w, const void *rec, uint32_t size)
 		set_err(w, "record rejected: header says %u bytes, given %u", hdr.size, size);
 		return -1;
 	}
-	/* a -T batch is stored packed; a reader expands it to one record per
-	 * entry, and a chunk must stay within what a reader expands */
-	if (hdr.type == RS_REC_TRACE_BATCH && rsf_trace_batch_valid(rec, size)) {
+	/* a -T batch is stored packed (one that is not valid, as it is); a
+	 * reader expands it to one record per entry, and a chunk must stay
+	 * within what a reader expands */
+	if (hdr.type == RS_REC_TRACE_BATCH && rsf_trace_batch_shape_ok(rec, size) &&
+	    (psize = rsf_trace_pack(rec, packed))) {
 		xsize = rsf_trace_batch_count(rec) * rsf_rec_padded(sizeof(struct rs_rec_trace));
-		size = rsf_trace_pack(rec, packed);
+		size = psize;
 		rec = packed;
 	} else {
 		xsize = (size_t)rsf_rec_padded(size);

@@ -224,10 +224,30 @@ static void test_malformed(void)
 	CHECK(rsf_trace_batch_valid(&out.hdr, sizeof(out)));
 }
 
+/* a batch of the right shape whose entry i is neither an entry nor an
+ * exit: not valid, and the writer's pack refuses it (stored as it is) */
+static void test_bad_type(void)
+{
+	static struct rs_rec_trace_batch b;
+
+	for (uint32_t i = 0; i < 12; i += 11) {
+		typical(&b, 12);
+		b.e[i].type = RS_REC_TRACE_EXIT + 7;
+		CHECK(rsf_trace_batch_shape_ok(&b.hdr, b.hdr.size));
+		CHECK(!rsf_trace_batch_valid(&b.hdr, b.hdr.size));
+		CHECK_INT(rsf_trace_pack(&b.hdr, buf), 0);
+	}
+	typical(&b, 12);
+	CHECK(rsf_trace_pack(&b.hdr, buf) > 0);
+	b.n = 13;   /* size and count disagree */
+	CHECK(!rsf_trace_batch_shape_ok(&b.hdr, b.hdr.size));
+}
+
 int main(void)
 {
 	RUN(test_round_trip_typical);
 	RUN(test_round_trip_extremes);
 	RUN(test_malformed);
+	RUN(test_bad_type);
 	return TEST_REPORT("test_trace_pack");
 }
