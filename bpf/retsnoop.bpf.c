@@ -187,6 +187,7 @@ struct cpu_state {
 	u32 spare;    /* a free slot + 1 kept here (0: none), so that a thread's
 		       * next session needs no free_slots pop and push */
 	u32 _pad;
+	u64 scratch;  /* a pointer stored to be read back as a number (ctx_addr) */
 };
 
 struct {
@@ -213,16 +214,16 @@ static __always_inline void stat_inc(u64 *v)
 	__sync_fetch_and_add(v, 1);
 }
 
-#include "stack_defer.bpf.h"
-
-#include "args_capture.bpf.h"
-
 static __always_inline struct cpu_state *cpu_state_get(void)
 {
 	u32 zero = 0;
 
 	return bpf_map_lookup_elem(&cpu_states, &zero);
 }
+
+#include "stack_defer.bpf.h"
+
+#include "args_capture.bpf.h"
 
 /* per-CPU guard: a traced function called from inside our own handler
  * (map helpers, ring buffer) must not recurse into the session logic.

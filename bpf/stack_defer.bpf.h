@@ -244,16 +244,28 @@ struct fexit_ret {
 __u32 fexit_skip = 0;          /* frames above the site in an fexit capture, + 1 (0: not learned) */
 bool fexit_defer_broken = false;   /* a completed capture did not start at the site: off (recorder warns) */
 
+/* the context's address as a number (the verifier allows no arithmetic
+ * on it): stored in the CPU's state and read back (a privileged program
+ * may store a pointer in map memory), no helper call */
+static __always_inline u64 ctx_addr(void *ctx)
+{
+	struct cpu_state *c = cpu_state_get();
+
+	if (!c)
+		return 0;
+	*(volatile u64 *)&c->scratch = (u64)ctx;
+	return *(volatile u64 *)&c->scratch;
+}
+
 static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w)
 {
 	struct rs_func_range *r = bpf_map_lookup_elem(&func_ranges, &id);
-	u64 n = bpf_get_func_arg_cnt(ctx), p = 0;
+	u64 n = bpf_get_func_arg_cnt(ctx), p;
 
 	if (!r || !r->end || n > 16 || fexit_defer_broken)
 		return false;
-	/* the context's address as a number (the verifier allows no
-	 * arithmetic on it): read back from where it was spilled */
-	if (bpf_probe_read_kernel(&p, sizeof(p), &ctx))
+	p = ctx_addr(ctx);
+	if (!p)
 		return false;
 	if (bpf_probe_read_kernel(w, 2 * sizeof(u64), (void *)(p + n * 8 + 16)))
 		return false;
