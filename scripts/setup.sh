@@ -54,6 +54,8 @@ PKGS=(
     bpftrace
     # bench/record_profile.sh: per-program counters and a start-up profile in the VM
     linux-perf
+    # bench/writer_profile.sh: the consumer's instructions per session (callgrind)
+    valgrind
 )
 say "apt-get update"
 "${SUDO[@]}" apt-get update -q
