@@ -15,8 +15,9 @@
  * at that ancestor's exit the chain is dropped if the error was swallowed,
  * else the ancestor's own return address is kept the same way; the first
  * exit that reaches no traced ancestor (at the latest the session's entry
- * function's) unwinds the rest behind the addresses kept. The result is the
- * stack one capture at the failing call gives, for fewer frames unwound,
+ * function's) unwinds the rest behind the addresses kept, or reads it
+ * where earlier such unwinds found it (stack_tails.bpf.h). The result is
+ * the stack one capture at the failing call gives, for fewer frames unwound,
  * and none (or a short unwind) for a swallowed error. Off (whole captures
  * at the failing call) for success stacks and for -I, whose snapshots need
  * whole stacks (record/attach.c).
