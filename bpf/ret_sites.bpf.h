@@ -41,16 +41,21 @@ struct {
 	__type(value, struct ret_site);
 } ret_sites SEC(".maps");
 
-struct ret_scan {
-	u64 w[RET_SCAN];
+/* the stack words a learning unwind is searched in: this header's
+ * RET_SCAN first ones, and stack_tails.bpf.h's up to STACK_SCAN (the
+ * randomized syscall entry offset is up to 1 KiB), one buffer per CPU */
+#define STACK_SCAN 256
+
+struct stack_scan {
+	u64 w[STACK_SCAN];
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, struct ret_scan);
-} ret_scan_buf SEC(".maps");
+	__type(value, struct stack_scan);
+} stack_scan_buf SEC(".maps");
 
 static __always_inline struct ret_site *ret_site_of(u64 ip)
 {
@@ -98,15 +103,15 @@ __noinline u64 rs_ret_site_read(u64 ip, u64 sp)
 __noinline int rs_ret_site_learn(u64 ip, u64 sp, u64 ret)
 {
 	struct ret_site *r = ret_site_of(ip);
-	struct ret_scan *b;
+	struct stack_scan *b;
 	u32 zero = 0, i, off;
 	u64 tgt;
 
-	b = bpf_map_lookup_elem(&ret_scan_buf, &zero);
+	b = bpf_map_lookup_elem(&stack_scan_buf, &zero);
 	if (!r || !b || !ret)
 		return 0;
 	tgt = call_target(ret);
-	if (!tgt || bpf_probe_read_kernel(b->w, sizeof(b->w), (void *)sp))
+	if (!tgt || bpf_probe_read_kernel(b->w, RET_SCAN * sizeof(b->w[0]), (void *)sp))
 		return 0;
 	for (i = 0; i < RET_SCAN; i++)
 		if (b->w[i] == ret)

@@ -35,8 +35,6 @@
 #define TAIL_MAX 6           /* frames of a tail, the return address included */
 #define TAIL_TRUST 2         /* agreeing unwinds before the words are read */
 #define TAIL_CHECK 64        /* one read in TAIL_CHECK is an unwind instead (a power of 2) */
-#define TAIL_SCAN 256        /* stack words searched when learning (the randomized
-			      * syscall entry offset is up to 1 KiB) */
 #define TAIL_STACK 16384     /* the smallest x86-64 task stack: a stack pointer as far
 			      * above the task's stack base or further is not on it */
 
@@ -59,16 +57,12 @@ struct {
 	__type(value, struct stack_tail);
 } stack_tails SEC(".maps");
 
-struct tail_scan {
-	u64 w[TAIL_SCAN];
-};
+static __always_inline struct stack_tail *tail_of(u64 ip)
+{
+	u32 k = RS_IPC_SLOT(ip, TAIL_BITS);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct tail_scan);
-} tail_scan_buf SEC(".maps");
+	return bpf_map_lookup_elem(&stack_tails, &k);
+}
 
 /* the current task's stack base */
 static __always_inline u64 task_stack_base(void)
@@ -82,8 +76,8 @@ static __always_inline u64 task_stack_base(void)
  * global function: verified once. */
 __noinline int rs_tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp)
 {
-	u32 k = RS_IPC_SLOT(ip, TAIL_BITS), slot = slot_n & 1, n = slot_n >> 1, i, last;
-	struct stack_tail *t = bpf_map_lookup_elem(&stack_tails, &k);
+	u32 slot = slot_n & 1, n = slot_n >> 1, i, last;
+	struct stack_tail *t = tail_of(ip);
 	u64 base = task_stack_base(), v, *ks;
 
 	if (!s || !t || t->ip != ip || t->seen < TAIL_TRUST || t->n < 2 || t->n > TAIL_MAX ||
@@ -116,7 +110,7 @@ __noinline int rs_tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp)
  * verified once, where a loop in a loop is verified for every word a
  * frame may be found at) */
 struct tail_find {
-	const struct tail_scan *b;
+	const struct stack_scan *b;
 	u64 f[TAIL_MAX];
 	u16 off[TAIL_MAX];
 	u32 i;       /* the frame looked for */
@@ -128,7 +122,7 @@ static long tail_find_word(u64 w, void *data)
 	struct tail_find *c = data;
 	u32 i = c->i;
 
-	if (i >= TAIL_MAX || i >= c->cnt || w >= TAIL_SCAN)
+	if (i >= TAIL_MAX || i >= c->cnt || w >= STACK_SCAN)
 		return 1;
 	if (c->b->w[w] != c->f[i])
 		return 0;
@@ -143,10 +137,10 @@ static long tail_find_word(u64 w, void *data)
  * the stack, learned (or confirmed) */
 __noinline int rs_tail_learn(struct session *s, u32 slot_n, u64 ip, u32 cnt, u64 sp)
 {
-	u32 slot = slot_n & 1, n = slot_n >> 1, zero = 0, k, i, fb;
+	u32 slot = slot_n & 1, n = slot_n >> 1, zero = 0, i, fb;
 	struct tail_find c = { .i = 1, .cnt = cnt };
 	struct stack_tail *t;
-	struct tail_scan *b;
+	struct stack_scan *b;
 	u64 depth, len, *ks;
 
 	if (!s || cnt < 2 || cnt > TAIL_MAX || n + cnt >= RS_MAX_KSTACK_DEPTH)
@@ -154,7 +148,7 @@ __noinline int rs_tail_learn(struct session *s, u32 slot_n, u64 ip, u32 cnt, u64
 	depth = sp - task_stack_base();
 	if (depth >= TAIL_STACK)
 		return 0;
-	b = bpf_map_lookup_elem(&tail_scan_buf, &zero);
+	b = bpf_map_lookup_elem(&stack_scan_buf, &zero);
 	if (!b)
 		return 0;
 	/* the words from sp up to the top of the stack (at most), bounded in
@@ -176,8 +170,7 @@ __noinline int rs_tail_learn(struct session *s, u32 slot_n, u64 ip, u32 cnt, u64
 	bpf_loop(len / 8, tail_find_word, &c, 0);
 	if (c.i < cnt)
 		return 0;   /* a frame not found */
-	k = RS_IPC_SLOT(ip, TAIL_BITS);
-	t = bpf_map_lookup_elem(&stack_tails, &k);
+	t = tail_of(ip);
 	if (!t)
 		return 0;
 	/* the same frames: each where it was, from sp or (the stack offset

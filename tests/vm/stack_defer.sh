@@ -67,12 +67,13 @@ sigs() {
 split_counts() {  # FILE -> "deferred completed" from retsnoop-report info
 	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *kernel stacks *\([0-9]*\) deferred, \([0-9]*\) completed.*/\1 \2/p'
 }
-reads() {  # FILE -> short unwinds replaced by a learned site's read (bpf/ret_sites.bpf.h)
-	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *short unwinds saved *\([0-9]*\).*/\1/p'
+saved() {  # LABEL FILE -> the count on info's "LABEL unwinds saved" line
+	"$WORK/retsnoop-report" info "$2" 2>/dev/null | sed -n "s/^ *$1 unwinds saved *\([0-9]*\).*/\1/p"
 }
-tails() {  # FILE -> completing unwinds replaced by a learned tail's reads (bpf/stack_tails.bpf.h)
-	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *completing unwinds saved *\([0-9]*\).*/\1/p'
-}
+# short unwinds replaced by a learned site's read (bpf/ret_sites.bpf.h)
+reads() { saved short "$1"; }
+# completing unwinds replaced by a learned tail's reads (bpf/stack_tails.bpf.h)
+tails() { saved completing "$1"; }
 # compare PREFIX MODES [READS]: the recordings of one boot ($OUT), PREFIX in
 # the names; READS: the repeated openat workload must have read learned
 # return sites (its chains return through untraced link_path_walk there)
