@@ -32,6 +32,8 @@ struct ret_site {
 	u32 seen;        /* unwinds in a row that agreed */
 	u32 uses;        /* reads since it was learned */
 	u32 _pad;
+	u64 ok_ret;      /* the last word read that call_target checked: the same
+			  * word again needs no second read of the code */
 };
 
 struct {
@@ -89,11 +91,12 @@ __noinline u64 rs_ret_site_read(u64 ip, u64 sp)
 		return 0;
 	if (!(++r->uses & (RET_CHECK - 1)))
 		return 0;   /* checked by a real unwind (rs_ret_site_learn) */
-	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)(sp + r->off)) ||
-	    !ret || call_target(ret) != r->u_entry) {
+	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)(sp + r->off)) || !ret ||
+	    (ret != r->ok_ret && call_target(ret) != r->u_entry)) {
 		r->seen = 0;   /* not as learned: unwind, and learn again */
 		return 0;
 	}
+	r->ok_ret = ret;
 	stat_inc(&stats.stacks_read);
 	return ret;
 }
@@ -129,5 +132,6 @@ __noinline int rs_ret_site_learn(u64 ip, u64 sp, u64 ret)
 	r->off = off;
 	r->seen = 1;
 	r->uses = 0;
+	r->ok_ret = 0;
 	return 0;
 }

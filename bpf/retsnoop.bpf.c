@@ -726,6 +726,47 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	__builtin_memcpy(s->proc_comm, t->comm, sizeof(s->proc_comm));
 }
 
+/* the exit of frame d, its result in is_err and max_depth: the saved error
+ * chain is dropped once nothing can be stitched to it any more. Only a
+ * chain whose deepest failure is right above it (max_depth + 1 ==
+ * saved_depth) continues it, and at or above the saved chain's parent
+ * (d + 2 <= saved_depth) the current state is final: a success there
+ * swallowed the error (else a later sibling's error would be shown on top
+ * of the saved chain); a chain that failed deeper went on through it (it
+ * replaces the saved one at its next sibling's entry, and ends too deep to
+ * be stitched); one that failed first higher up ends above. Dropped, its
+ * deferred stack no longer goes on at every exit up to the session's end */
+static __always_inline void saved_chain_exit(struct session *s, u32 d)
+{
+	if (s->saved_depth && d + 2 <= s->saved_depth &&
+	    !(s->is_err && s->max_depth + 1 == s->saved_depth)) {
+		s->saved_depth = s->saved_max_depth = 0;
+		s->pend_depth[(s->cur ^ 1) & 1] = -1;
+	}
+}
+
+/* a chain's first failure at frame d: its kernel stack, deferred
+ * (bpf/stack_defer.bpf.h: kprobe programs from the registers, fexit ones
+ * from the trampoline's frame) or captured now */
+static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, u32 id, bool kctx)
+{
+	u32 slot = s->cur & 1;
+
+	if (kctx && defer_stacks) {
+		if (defer_to_parent(ctx, s, slot, d, 0))
+			stat_inc(&stats.stacks_deferred);
+		else
+			rs_defer_first(ctx, s, d);
+		return;
+	}
+	if (defer_stacks) {
+		fexit_defer_first(ctx, s, d, id);
+		return;
+	}
+	s->pend_depth[slot] = -1;
+	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
+}
+
 /* The common call, on a path of its own: inside the current thread's open
  * session (found through the CPU's cache), in a mode where a call only
  * keeps its frame and its -T entries (lean_calls), nothing waiting on it.
@@ -764,24 +805,33 @@ static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
 	if (!s || s->defunct || s->overflow_depth)
 		return false;
 	d = s->depth;
-	/* an error chain about to be overwritten is saved (handle_entry) */
-	if (d >= max_fstack_depth || d >= RS_MAX_FSTACK_DEPTH || (s->is_err && d != s->max_depth))
+	if (d >= max_fstack_depth || d >= RS_MAX_FSTACK_DEPTH)
 		return false;
+	/* an error chain about to be overwritten is saved (as in handle_entry;
+	 * no -I snapshot here: lean_calls) */
+	if (s->is_err && d != s->max_depth)
+		save_error_chain(s);
 	frame_push(s, d, id, bpf_ktime_get_ns());
 	return true;
 }
 
-/* a nested call's successful exit that nothing waits on: its frame
- * popped, its result kept, its latency only for the trace view (as in
- * handle_exit, a successful call's is read only where it is shown) */
-static __always_inline bool fast_exit(struct cpu_state *c, u64 cookie, s64 res)
+/* a nested call's exit: its frame popped, its result kept, its latency
+ * read only where it is shown (the trace view, a failure, a call that
+ * cannot fail returning inside an error chain: it stays in the chain), as
+ * in handle_exit. Through kprobes (kctx) also a failure and an exit an
+ * error chain's deferred stack waits for (the BPF global functions of
+ * stack_defer.bpf.h); fentry's deferral is inline code, kept to
+ * handle_exit alone */
+static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res,
+				      bool kctx)
 {
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
+	bool failed, went_on, waits;
 	struct session *s;
 	struct rs_frame *f;
 	u64 now, lat = 0;
 
-	if (!lean_calls || id >= nr_funcs || (flags & RS_FUNC_CANT_FAIL))
+	if (!lean_calls || id >= nr_funcs)
 		return false;
 	s = session_cached(c, bpf_get_current_task());
 	if (!s || s->overflow_depth)
@@ -796,21 +846,35 @@ static __always_inline bool fast_exit(struct cpu_state *c, u64 cookie, s64 res)
 		return false;
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
-	if (is_failure(flags, res))
-		return false;
-	/* a saved chain this exit ends, a deferred stack waiting for it */
-	if ((s->saved_depth && d + 2 <= s->saved_depth) ||
-	    s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d)
+	failed = is_failure(flags, res);
+	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
+	waits = s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d;
+	if (!kctx && (failed || waits || (s->saved_depth && d + 2 <= s->saved_depth)))
 		return false;
 	seq_id = s->next_seq_id++;
-	if (emit_trace) {
+	if (emit_trace || went_on) {
 		now = bpf_ktime_get_ns();
 		lat = now - f->lat_ns;
-		emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
+		if (emit_trace)
+			emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
 	}
 	f->res = res;
 	f->lat_ns = lat;
-	s->is_err = false;
+	if (failed && !s->is_err) {
+		/* a chain's first failure (handle_exit: the stitch case too) */
+		s->is_err = true;
+		s->max_depth = d + 1;
+		if (!success_stacks && s->saved_depth && d + 2 == s->saved_depth) {
+			s->kstack_sz[s->cur & 1] = 0;
+			s->pend_depth[s->cur & 1] = -1;
+		} else {
+			first_failure_stack(ctx, s, d, id, kctx);
+		}
+	}
+	s->is_err = went_on;
+	saved_chain_exit(s, d);
+	if (kctx && defer_stacks && waits && !defer_exit_inline(ctx, s, d))
+		rs_defer_exit(ctx, s, d);
 	s->depth = d;
 	return true;
 }
@@ -878,25 +942,6 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 coo
 	return true;
 }
 
-/* a chain's first failure at frame d: its kernel stack, deferred
- * (bpf/stack_defer.bpf.h: kprobe programs from the registers, fexit ones
- * from the trampoline's frame) or captured now */
-static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, u32 id, bool kctx)
-{
-	u32 slot = s->cur & 1;
-
-	if (kctx && defer_stacks) {
-		rs_defer_first(ctx, s, d);
-		return;
-	}
-	if (defer_stacks) {
-		fexit_defer_first(ctx, s, d, id);
-		return;
-	}
-	s->pend_depth[slot] = -1;
-	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
-}
-
 /* kctx: ctx is the registers (kprobe programs), else fexit's arguments;
  * it picks the deferred stacks' form (bpf/stack_defer.bpf.h). A constant
  * in each caller */
@@ -907,7 +952,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	struct rs_frame *f;
 	u64 now, lat;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
-	bool failed, went_on;
+	bool failed;
 
 	if (use_lbr) {
 		u32 zero = 0;
@@ -1012,16 +1057,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 		s->pend_depth[s->cur & 1] = -1;
 		capture_lbrs(s);
 	}
-	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
-	/* a saved error chain under a call that returns without failing can
-	 * never be stitched to a call that made it: dropped (else a later
-	 * sibling's error would be shown on top of it) */
-	if (!went_on && s->saved_depth && d + 2 <= s->saved_depth) {
-		u32 sl = (s->cur ^ 1) & 1;
-
-		s->saved_depth = s->saved_max_depth = 0;
-		s->pend_depth[sl] = -1;
-	}
+	saved_chain_exit(s, d);
 	if (defer_stacks && (s->pend_depth[0] >= 0 || s->pend_depth[1] >= 0)) {
 		if (kctx)
 			rs_defer_exit(ctx, s, d);   /* a chain waits for an exit */
@@ -1044,7 +1080,7 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
 
 static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, bool kctx)
 {
-	if (!fast_exit(c, cookie, res))
+	if (!fast_exit(ctx, c, cookie, res, kctx))
 		handle_exit(ctx, c, cookie, res, kctx);
 }
 

@@ -96,6 +96,27 @@ static __always_inline u32 ancestor_of(const struct ancestors *an, u64 ip)
 	return 0;
 }
 
+/* defer_step's common case, inline in the kprobe programs' fast exit
+ * (no global function call): frame d returns into its parent's code (no
+ * tail call, no untraced code between), so its return address is kept and
+ * slot's chain, n addresses kept so far, waits for the parent's exit.
+ * False, nothing changed, for any other case */
+static __always_inline bool defer_to_parent(struct pt_regs *ctx, struct session *s, u32 slot,
+					    u32 d, u32 n)
+{
+	u64 ip = PT_REGS_IP(ctx);
+	struct rs_func_range *r;
+
+	if (n > RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 1 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
+		return false;
+	r = frame_range(s, d - 1);
+	if (!r || ip < r->start || ip >= r->end)
+		return false;
+	s->kstack[slot & 1][KIDX(n)] = ip;
+	chain_wait(s, slot, n + 1, d - 1);
+	return true;
+}
+
 /* slot's chain, with n return addresses kept, at the exit of frame d:
  * when this exit returns into one of the nearest traced ancestors, keep
  * that return address (when it returns into untraced code, the few frames
@@ -225,6 +246,29 @@ __noinline int rs_defer_exit(struct pt_regs *ctx, struct session *s, u32 d)
 	defer_exit_slot(ctx, s, d, 0);
 	defer_exit_slot(ctx, s, d, 1);
 	return 0;
+}
+
+/* rs_defer_exit's common case inline (kprobe programs' fast exit): one
+ * chain waits for this exit (the current one, or the saved one a stitched
+ * chain continues), and it is let go (the current one's error was
+ * swallowed) or goes on into the parent (defer_to_parent). False, nothing
+ * changed: rs_defer_exit must run */
+static __always_inline bool defer_exit_inline(struct pt_regs *ctx, struct session *s, u32 d)
+{
+	u32 cur = s->cur & 1, w;
+	bool on_cur = s->pend_depth[cur] >= (s32)d, on_saved = s->pend_depth[cur ^ 1] >= (s32)d;
+
+	if (on_cur && on_saved)
+		return false;
+	if (!on_cur && !on_saved)
+		return true;
+	if (on_cur && !s->is_err) {
+		s->pend_depth[cur] = -1;
+		s->kstack_sz[cur] = 0;
+		return true;
+	}
+	w = on_cur ? cur : cur ^ 1;
+	return defer_to_parent(ctx, s, w, d, s->pend_n[w]);
 }
 
 /* ------------------------------------------------------------ fentry */
