@@ -753,10 +753,7 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 	u32 slot = s->cur & 1;
 
 	if (kctx && defer_stacks) {
-		if (defer_to_parent(ctx, s, slot, d, 0))
-			stat_inc(&stats.stacks_deferred);
-		else
-			rs_defer_first(ctx, s, d);
+		rs_defer_first(ctx, s, d);
 		return;
 	}
 	if (defer_stacks) {
@@ -866,6 +863,8 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 		if (!success_stacks && s->saved_depth && d + 2 == s->saved_depth) {
 			s->kstack_sz[s->cur & 1] = 0;
 			s->pend_depth[s->cur & 1] = -1;
+		} else if (kctx && defer_stacks && defer_to_parent(ctx, s, s->cur & 1, d, 0)) {
+			stat_inc(&stats.stacks_deferred);   /* rs_defer_first's common case inline */
 		} else {
 			first_failure_stack(ctx, s, d, id, kctx);
 		}
