@@ -18,7 +18,10 @@
  * function's) unwinds the rest behind the addresses kept, or reads it
  * where earlier such unwinds found it (stack_tails.bpf.h). The result is
  * the stack one capture at the failing call gives, for fewer frames unwound,
- * and none (or a short unwind) for a swallowed error. Off (whole captures
+ * and none (or a short unwind) for a swallowed error. The common step (a
+ * return into the parent's code) is inline in the programs' fast exit
+ * (defer_to_parent, defer_exit_inline); the rest are BPF global functions,
+ * verified once. Off (whole captures
  * at the failing call) for success stacks and for -I, whose snapshots need
  * whole stacks (record/attach.c).
  *
