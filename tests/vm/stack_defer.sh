@@ -21,7 +21,8 @@
 #    tails instead of unwinding (bpf/ret_sites.bpf.h, stack_tails.bpf.h);
 #  * retsnoop-report info of the default recordings counts deferred stacks,
 #    completed ones (so the comparison covered completed stacks) and
-#    never-captured ones, and those with the key off count none;
+#    never-captured ones, and those with the key off count none; the
+#    openat workload completes at most one stack per emitted session;
 #  * on Linux 6.1 (a second boot), the same in -K and -F with
 #    link_path_walk traced too (chains extended through it rather than
 #    captured at it).
@@ -74,6 +75,9 @@ saved() {  # LABEL FILE -> the count on info's "LABEL unwinds saved" line
 reads() { saved short "$1"; }
 # completing unwinds replaced by a learned tail's reads (bpf/stack_tails.bpf.h)
 tails() { saved completing "$1"; }
+emitted() {  # FILE -> info's "sessions emitted"
+	"$WORK/retsnoop-report" info "$1" 2>/dev/null | sed -n 's/^ *sessions emitted *\([0-9]*\).*/\1/p'
+}
 # compare PREFIX MODES [READS]: the recordings of one boot ($OUT), PREFIX in
 # the names; READS: the repeated openat workload must have read learned
 # return sites (its chains return through untraced link_path_walk there)
@@ -105,6 +109,13 @@ compare() {
 		check "$pre-$m: stacks were deferred ($dsum)" test "$dsum" -gt 0
 		check "$pre-$m: some were completed at an ancestor's exit ($csum) and shown above" test "$csum" -gt 0
 		check "$pre-$m: some were never captured: their error was swallowed ($((dsum - csum)))" test "$csum" -lt "$dsum"
+		# each failing openat's chain is completed once, at the entry
+		# function's exit: a swallowed chain, or a saved one nothing can be
+		# stitched to any more, is let go, never completed as well
+		read -r dd cc <<<"$(split_counts "$OUT/d-$m-open-missing.rsr")"
+		r=$(emitted "$OUT/d-$m-open-missing.rsr")
+		check "$pre-$m open-missing: one completed stack per emitted session at most (${cc:-0} for ${r:-0})" \
+			test "${r:-0}" -gt 0 -a "${cc:-0}" -le "${r:-0}"
 		r=$(tails "$OUT/d-$m-open-missing.rsr")
 		check "$pre-$m open-missing: learned stack tails were read instead of unwound (${r:-0}), the stacks above the same" test "${r:-0}" -gt 0
 		check "$pre-$m open-missing: without deferral, none were" test -z "$(tails "$OUT/n-$m-open-missing.rsr")"
