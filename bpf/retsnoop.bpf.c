@@ -764,6 +764,27 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
 }
 
+/* a chain's first failure at frame d: is_err, its depth and its stack. A
+ * chain ending right above the saved deeper one is emitted stitched, with
+ * the saved chain's stack: this one would never be read (a successful
+ * session's stack may be, when those have stacks). fast: fast_exit's, which
+ * takes the deferral's common step inline (in handle_exit it made the
+ * load's verification 40 ms slower); a constant in each caller */
+static __always_inline void chain_first_failure(void *ctx, struct session *s, u32 d, u32 id,
+						bool kctx, bool fast)
+{
+	s->is_err = true;
+	s->max_depth = d + 1;
+	if (!success_stacks && s->saved_depth && d + 2 == s->saved_depth) {
+		s->kstack_sz[s->cur & 1] = 0;
+		s->pend_depth[s->cur & 1] = -1;
+	} else if (fast && kctx && defer_stacks && defer_to_parent(ctx, s, s->cur & 1, d, 0)) {
+		stat_inc(&stats.stacks_deferred);   /* rs_defer_first's common case */
+	} else {
+		first_failure_stack(ctx, s, d, id, kctx);
+	}
+}
+
 /* The common call, on a path of its own: inside the current thread's open
  * session (found through the CPU's cache), in a mode where a call only
  * keeps its frame, its -T entries and its error chain (lean_calls): a
@@ -863,19 +884,8 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 	}
 	f->res = res;
 	f->lat_ns = lat;
-	if (failed && !s->is_err) {
-		/* a chain's first failure (handle_exit: the stitch case too) */
-		s->is_err = true;
-		s->max_depth = d + 1;
-		if (!success_stacks && s->saved_depth && d + 2 == s->saved_depth) {
-			s->kstack_sz[s->cur & 1] = 0;
-			s->pend_depth[s->cur & 1] = -1;
-		} else if (kctx && defer_stacks && defer_to_parent(ctx, s, s->cur & 1, d, 0)) {
-			stat_inc(&stats.stacks_deferred);   /* rs_defer_first's common case inline */
-		} else {
-			first_failure_stack(ctx, s, d, id, kctx);
-		}
-	}
+	if (failed && !s->is_err)
+		chain_first_failure(ctx, s, d, id, kctx, true);
 	s->is_err = went_on;
 	saved_chain_exit(s, d);
 	if (kctx && defer_stacks && waits && !defer_exit_inline(ctx, s, d))
@@ -1033,18 +1043,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	if (!(flags & RS_FUNC_CANT_FAIL)) {
 		if (failed) {
 			if (!s->is_err) {
-				s->is_err = true;
-				s->max_depth = d + 1;
-				/* a chain ending right above the saved deeper one is
-				 * emitted stitched, with the saved chain's stack: this
-				 * one would never be read (a successful session's
-				 * stack may be, when those have stacks) */
-				if (!success_stacks && s->saved_depth && d + 2 == s->saved_depth) {
-					s->kstack_sz[s->cur & 1] = 0;
-					s->pend_depth[s->cur & 1] = -1;
-				} else {
-					first_failure_stack(ctx, s, d, id, kctx);
-				}
+				chain_first_failure(ctx, s, d, id, kctx, false);
 				capture_lbrs(s);
 			}
 		} else {
