@@ -46,11 +46,11 @@ ifneq ($(wildcard live/main.c),)
 BINS += $(O)/retsnoop
 endif
 
-# test programs of tests/vm/ustack.sh (-U), installed nowhere
+# test programs of tests/vm/ustack.sh (-U) and scenarios.sh (cpu_hop), installed nowhere
 USTACK_TEST_BINS := $(O)/ustack_prog_static $(O)/ustack_prog_dyn $(O)/ustack_dump
 
 .PHONY: all clean install test test-unit test-golden test-vm fuzz
-all: $(BINS) $(USTACK_TEST_BINS)
+all: $(BINS) $(USTACK_TEST_BINS) $(O)/cpu_hop
 
 # ------------------------------------------------------------------ BPF --
 $(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
@@ -129,6 +129,10 @@ $(O)/ksyms_dump: tests/vm/ksyms_dump.c $(BASE_OBJS)
 
 $(O)/simfail: tests/simfail/simfail.c | $(O)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# static: no dynamic loader's own failing openat()s in its sessions
+$(O)/cpu_hop: tests/cpu_hop/cpu_hop.c | $(O)
+	$(CC) $(CFLAGS) -static -o $@ $<
 
 # without frame pointers on purpose: the report unwinds them with CFI
 $(O)/ustack_prog_static: tests/ustack/ustack_prog.c | $(O)

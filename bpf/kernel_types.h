@@ -91,8 +91,14 @@ struct pt_regs {
 } __attribute__((preserve_access_index));
 #endif
 
+struct sched_entity {
+	__u64 nr_migrations;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	void *stack;
+	struct sched_entity se;
+	__u64 start_time;
 	int pid;
 	int tgid;
 	char comm[16];

@@ -110,6 +110,7 @@ static __always_inline void handle_probe(void *ctx, u64 cookie)
 	struct session *s;
 	u64 now;
 	u32 seq_id, *ts = NULL;
+	bool latest;
 
 	if (!ready)
 		return;
@@ -117,7 +118,7 @@ static __always_inline void handle_probe(void *ctx, u64 cookie)
 	c = fentry_mode ? guard_enter() : cpu_state_get();
 	if (!c)
 		return;
-	s = session_find(c, bpf_get_current_task(), &ts);
+	s = session_find(c, bpf_get_current_task(), &ts, &latest);
 	if (s && !s->defunct && s->depth) {
 		now = bpf_ktime_get_ns();
 		seq_id = s->next_seq_id++;

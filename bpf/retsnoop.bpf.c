@@ -38,6 +38,10 @@ const volatile bool lean_calls = false;      /* none of -A, -I, -S, -B: a call i
 bool ready = false;
 struct rs_bpf_stats stats = {};
 
+/* the fixed part of a SESSION_END record: frames[nframes] and the kernel
+ * stack's kstack_sz bytes follow it (the compact layout, docs/format.md) */
+#define END_FIXED __builtin_offsetof(struct rs_rec_session_end, frames)
+
 /* a session's state, in a slot of the sess_slots array from its entry
  * function's entry to its exit (reset in place when a slot is reused), so a
  * session costs no map insert or delete; a call finds it through the
@@ -69,14 +73,21 @@ struct session {
 	u16 pend_n[2];               /* continues the pend_n return addresses kept */
 	s32 lbrs_sz[2];
 	u32 tb_n;                    /* -T: entries waiting in the slot's sess_tb */
+	/* the final SESSION_END is built in place: its fixed part here, the
+	 * frames right after it, the kernel stack copied behind the frames
+	 * (over saved_frames when long), then sent as one copy */
+	u64 end_head[END_FIXED / 8];
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
 	u64 kstack[3][RS_MAX_KSTACK_DEPTH];
 };
 
-/* the fixed part of a SESSION_END record: frames[nframes] and the kernel
- * stack's kstack_sz bytes follow it (the compact layout, docs/format.md) */
-#define END_FIXED __builtin_offsetof(struct rs_rec_session_end, frames)
+_Static_assert(__builtin_offsetof(struct session, frames) -
+	       __builtin_offsetof(struct session, end_head) == END_FIXED,
+	       "a session's frames directly follow its SESSION_END head");
+_Static_assert(2 * sizeof(((struct session *)0)->frames) >=
+	       sizeof(((struct session *)0)->frames) + sizeof(((struct session *)0)->kstack[0]),
+	       "the longest kernel stack fits behind the frames");
 
 /* keeps the verifier convinced a frame index is in bounds (callers check
  * d < RS_MAX_FSTACK_DEPTH first; the depth is a power of two) */
@@ -103,16 +114,14 @@ struct {
 } sess_slots SEC(".maps");
 
 /* the parts of a session only -T and -B use, by its slot: their maps have
- * one entry unless the mode uses them */
-struct trace_buf {
-	struct rs_trace_ent e[RS_TRACE_BATCH];
-};
-
+ * one entry unless the mode uses them. -T's is the TRACE_BATCH record
+ * itself, its header before the entries, so that it goes into the ring
+ * buffer as one copy of the bytes it has */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, struct trace_buf);
+	__type(value, struct rs_rec_trace_batch);
 } sess_tb SEC(".maps");
 
 struct lbr_slots {
@@ -174,12 +183,17 @@ struct {
 	__type(value, u8);                /* 1 allow, 2 deny */
 } comms SEC(".maps");
 
-/* per CPU: the slot of the last task whose session a call found here, so
- * that the next call of that task needs two inlined array lookups instead
- * of a task-storage lookup. Only a hint: a slot is used only while its
- * owner is the current task (a task pointer freed and reused as another
- * task's has closed its session first, clearing the owner). Also the
- * fentry guard (guard_enter) */
+/* per CPU: the slot of the last task whose session a call found or opened
+ * here, so that the next call of that task needs two inlined array lookups
+ * instead of a task-storage lookup. Only a hint: a slot is used only while
+ * its owner is the current task (a task pointer freed and reused as another
+ * task's has closed its session first, clearing the owner). While that
+ * task has not moved to another CPU since (its migration count and start
+ * time as cached), every session it opened since was opened here and
+ * cached: its latest session is this slot's, so a closed slot there means
+ * none is open (session_find), and a new one can take the same slot again
+ * without the task storage (session_take). Also the fentry guard
+ * (guard_enter) */
 struct cpu_state {
 	u64 task;
 	u32 slot;
@@ -188,6 +202,8 @@ struct cpu_state {
 		       * next session needs no free_slots pop and push */
 	u32 _pad;
 	u64 scratch;  /* a pointer stored to be read back as a number (ctx_addr) */
+	u64 mig;      /* task's se.nr_migrations and start_time when cached */
+	u64 tstart;
 };
 
 struct {
@@ -262,16 +278,42 @@ static __always_inline struct session *session_cached(struct cpu_state *c, u64 t
 	return s;
 }
 
+/* the CPU's cache names the current task's session in slot */
+static __always_inline void cache_set(struct cpu_state *c, struct task_struct *t, u64 task, u32 slot)
+{
+	c->task = task;
+	c->slot = slot;
+	c->mig = t->se.nr_migrations;
+	c->tstart = t->start_time;
+}
+
+/* the CPU's cache names the current task's latest session (see struct
+ * cpu_state); its task is the current one */
+static __always_inline bool cache_latest(struct cpu_state *c)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return c->mig == t->se.nr_migrations && c->tstart == t->start_time;
+}
+
 /* the current thread's open session, or NULL; *tsp: the thread's task
- * storage when it was looked up (for session_take) */
-static __always_inline struct session *session_find(struct cpu_state *c, u64 task, u32 **tsp)
+ * storage when it was looked up (for session_take), *latest: none is open
+ * and the CPU's cache names its latest slot (no storage looked up) */
+static __always_inline struct session *session_find(struct cpu_state *c, u64 task, u32 **tsp,
+						    bool *latest)
 {
 	struct session *s = session_cached(c, task);
+	struct task_struct *t;
 	u32 slot, *ts;
 
 	if (s)
 		return s;
-	ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0, 0);
+	if (c->task == task && cache_latest(c)) {
+		*latest = true;
+		return NULL;
+	}
+	t = bpf_get_current_task_btf();
+	ts = bpf_task_storage_get(&task_slot, t, 0, 0);
 	*tsp = ts;
 	if (!ts || !*ts)
 		return NULL;
@@ -279,8 +321,7 @@ static __always_inline struct session *session_find(struct cpu_state *c, u64 tas
 	s = bpf_map_lookup_elem(&sess_slots, &slot);
 	if (!s || s->owner != task)
 		return NULL;
-	c->task = task;
-	c->slot = slot;
+	cache_set(c, t, task, slot);
 	return s;
 }
 
@@ -297,12 +338,27 @@ static __always_inline void slot_put(struct cpu_state *c, u32 slot)
 
 /* a slot for a new session of the current thread (its fields as the last
  * session there left them: session_open resets them), or NULL; ts: the
- * thread's task storage if session_find looked it up */
-static __always_inline struct session *session_take(struct cpu_state *c, u64 task, u32 *ts)
+ * thread's task storage if session_find looked it up, latest: as
+ * session_find found it */
+static __always_inline struct session *session_take(struct cpu_state *c, u64 task, u32 *ts,
+						    bool latest)
 {
+	struct task_struct *t;
 	struct session *s;
 	u32 slot;
 
+	if (latest && c->spare && c->spare == c->slot + 1) {
+		/* its latest slot, still the CPU's spare: the thread's task
+		 * storage names it already, the CPU's cache too */
+		slot = c->slot;
+		s = bpf_map_lookup_elem(&sess_slots, &slot);
+		if (s) {
+			c->spare = 0;
+			s->owner = task;
+			s->slot = slot;
+			return s;
+		}
+	}
 	if (c->spare) {
 		slot = c->spare - 1;
 		c->spare = 0;
@@ -310,9 +366,9 @@ static __always_inline struct session *session_take(struct cpu_state *c, u64 tas
 		return NULL;
 	}
 	s = bpf_map_lookup_elem(&sess_slots, &slot);
+	t = bpf_get_current_task_btf();
 	if (!ts)
-		ts = bpf_task_storage_get(&task_slot, bpf_get_current_task_btf(), 0,
-					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		ts = bpf_task_storage_get(&task_slot, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s || !ts) {
 		slot_put(c, slot);
 		return NULL;
@@ -320,8 +376,7 @@ static __always_inline struct session *session_take(struct cpu_state *c, u64 tas
 	*ts = slot + 1;
 	s->owner = task;
 	s->slot = slot;
-	c->task = task;
-	c->slot = slot;
+	cache_set(c, t, task, slot);
 	return s;
 }
 
@@ -434,14 +489,14 @@ static __always_inline void records_lost(struct session *s, u32 n)
 
 /* -T: the entries waiting in the session's batch into the ring buffer as
  * one TRACE_BATCH record, after the session's SESSION_START if it has not
- * been sent yet. A BPF global function: verified once, whatever its
+ * been sent yet: its header filled in and the record's bytes copied once
+ * (bpf_ringbuf_output: a plain memcpy, where a dynptr write is a memmove
+ * that for 32 bytes and more is a byte-wise "rep movsb" on CPUs without
+ * fast short moves). A BPF global function: verified once, whatever its
  * callers' states. */
 __noinline int rs_trace_flush(struct session *s)
 {
-	struct rs_rec_trace_batch *b = NULL;
-	struct bpf_dynptr dp;
-	u64 fixed[__builtin_offsetof(struct rs_rec_trace_batch, e) / 8];
-	struct trace_buf *tb;
+	struct rs_rec_trace_batch *b;
 	u32 n, sz, slot;
 
 	if (!s)
@@ -451,8 +506,8 @@ __noinline int rs_trace_flush(struct session *s)
 		return 0;
 	s->tb_n = 0;
 	slot = s->slot;   /* a map key from the stack: s is plain memory here */
-	tb = bpf_map_lookup_elem(&sess_tb, &slot);
-	if (!tb) {
+	b = bpf_map_lookup_elem(&sess_tb, &slot);
+	if (!b) {
 		records_lost(s, n);
 		return 0;
 	}
@@ -462,22 +517,15 @@ __noinline int rs_trace_flush(struct session *s)
 		records_lost(s, n);
 		return 0;
 	}
-	sz = n * sizeof(struct rs_trace_ent);
-	if (bpf_ringbuf_reserve_dynptr(&rb, sizeof(fixed) + sz, 0, &dp)) {
-		bpf_ringbuf_discard_dynptr(&dp, 0);
-		records_lost(s, n);
-		return 0;
-	}
-	b = (void *)fixed;
+	sz = __builtin_offsetof(struct rs_rec_trace_batch, e) + n * sizeof(struct rs_trace_ent);
 	b->hdr.type = RS_REC_TRACE_BATCH;
-	b->hdr.size = sizeof(fixed) + sz;
+	b->hdr.size = sz;
 	b->sess_id = s->sess_id;
 	b->n = n;
 	b->_pad = 0;
-	bpf_dynptr_write(&dp, 0, fixed, sizeof(fixed), 0);
-	bpf_dynptr_write(&dp, sizeof(fixed), tb->e, sz, 0);
 	/* no wakeup: SESSION_END's, or the reader's poll timeout, reads it */
-	bpf_ringbuf_submit_dynptr(&dp, BPF_RB_NO_WAKEUP);
+	if (bpf_ringbuf_output(&rb, b, sz, BPF_RB_NO_WAKEUP))
+		records_lost(s, n);
 	return 0;
 }
 
@@ -486,7 +534,7 @@ static __always_inline void emit_trace_rec(struct session *s, u32 type, u32 seq_
 				       u32 depth, s64 res, u64 lat, u64 ts)
 {
 	u32 i = s->tb_n, slot = s->slot;
-	struct trace_buf *tb = bpf_map_lookup_elem(&sess_tb, &slot);
+	struct rs_rec_trace_batch *tb = bpf_map_lookup_elem(&sess_tb, &slot);
 	struct rs_trace_ent *e;
 
 	/* never: a full batch is sent at once, and the map has every slot */
@@ -531,16 +579,69 @@ static __always_inline void capture_lbrs(struct session *s)
  * the running frames and the kernel stack at the hit (in kstack slot 2) */
 #define RS_SUBMIT_PROBE 0x80000000u
 
+/* SESSION_END's fixed part, of size bytes in all */
+static __always_inline void end_fill(struct rs_rec_session_end *r, struct session *s, u32 flags,
+				     u64 now, u32 size, u32 n, u32 keep, s32 ksz)
+{
+	r->hdr.type = RS_REC_SESSION_END;
+	r->hdr.size = size;
+	r->sess_id = s->sess_id;
+	r->tid = s->tid;
+	r->pid = s->pid;
+	r->start_ts = s->start_ts;
+	r->end_ts = now;
+	__builtin_memcpy(r->task_comm, s->task_comm, sizeof(r->task_comm));
+	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
+	if (s->is_err)
+		flags |= RS_SESS_IS_ERR;
+	if (s->overflow_calls)
+		flags |= RS_SESS_OVERFLOW;
+	r->flags = flags;
+	r->nframes = n;
+	r->depth = s->depth;
+	r->stitch_pos = keep;
+	r->_pad = 0;
+	r->last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
+	r->dropped_records = s->dropped_records;
+	r->overflow_calls = s->overflow_calls;
+	r->kstack_sz = ksz;
+}
+
+/* the final SESSION_END's kernel stack, kstack[slot][0, kn), copied behind
+ * its n frames (over saved_frames when long): plain loads and stores, a
+ * few words where a helper call costs a hundred instructions */
+static __always_inline void end_kstack_copy(struct session *s, u32 n, u32 slot, u32 kn)
+{
+	u64 *w = (u64 *)s->frames, *ks;
+	u32 off = n * (sizeof(struct rs_frame) / 8), k;
+
+	if (slot > 2)
+		return;
+	ks = s->kstack[slot];
+	for (u32 i = 0; i < RS_MAX_KSTACK_DEPTH; i++) {
+		k = off + i;
+		/* frames and saved_frames hold 2 * 64 * 3 words: past n * 3 + 96 */
+		if (i >= kn || k >= 2 * RS_MAX_FSTACK_DEPTH * (sizeof(struct rs_frame) / 8))
+			break;
+		w[k] = ks[i];
+	}
+}
+
 /* the session's stack as one SESSION_END record of the compact layout:
- * only the frames and kernel stack bytes it has are copied */
+ * only the frames and kernel stack bytes it has are copied. The final one
+ * is built in the session's slot (its head, frames, then the kernel stack
+ * behind them) and copied once (bpf_ringbuf_output, a plain memcpy); a
+ * snapshot of a session that goes on (-I, -J -I) is written piece by piece
+ * (a dynptr write is a memmove, byte-wise "rep movsb" from 32 bytes on CPUs
+ * without fast short moves) */
 static __always_inline void submit_session(void *ctx, struct session *s, u32 flags, u64 now)
 {
 	u64 fixed[END_FIXED / 8];
-	struct rs_rec_session_end *r = (void *)fixed;
 	struct bpf_dynptr dp;
-	u32 n, keep = 0, slot, kb, fb;
-	bool stitched, probe = flags & RS_SUBMIT_PROBE;
+	u32 n, keep = 0, slot, kb, fb, size;
+	bool stitched, probe = flags & RS_SUBMIT_PROBE, final;
 	s32 ksz;
+	long err;
 
 	flags &= ~RS_SUBMIT_PROBE;
 	if (!(flags & RS_SESS_IGNORED)) {
@@ -629,47 +730,44 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	if (kb > sizeof(s->kstack[0]))
 		kb = sizeof(s->kstack[0]);
 	fb = n * sizeof(struct rs_frame);
+	size = END_FIXED + fb + kb;
+	final = !probe && !(flags & RS_SESS_INTERIM);
 
-	if (bpf_ringbuf_reserve_dynptr(&rb, END_FIXED + fb + kb, 0, &dp)) {
+	if (final) {
+		end_fill((void *)s->end_head, s, flags, now, size, n, keep, ksz);
+		/* the record's frames: the saved chain's below the current ones */
+		if (stitched && keep < n) {
+			u64 nb = (u64)((n - keep) & (2 * RS_MAX_FSTACK_DEPTH - 1)) * sizeof(struct rs_frame);
+
+			asm volatile("" : "+r"(nb));   /* checked and used in one register */
+			if (nb <= sizeof(s->frames))
+				bpf_probe_read_kernel(&s->frames[keep], nb, &s->saved_frames[keep]);
+		}
+		end_kstack_copy(s, n, slot, kb / 8);
+		err = bpf_ringbuf_output(&rb, s->end_head, size, wakeup_flag());
+	} else if (!bpf_ringbuf_reserve_dynptr(&rb, size, 0, &dp)) {
+		end_fill((void *)fixed, s, flags, now, size, n, keep, ksz);
+		bpf_dynptr_write(&dp, 0, fixed, END_FIXED, 0);
+		if (stitched) {
+			bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, fb, 0);
+			bpf_dynptr_write(&dp, END_FIXED, s->frames, keep * sizeof(struct rs_frame), 0);
+		} else {
+			bpf_dynptr_write(&dp, END_FIXED, s->frames, fb, 0);
+		}
+		bpf_dynptr_write(&dp, END_FIXED + fb, s->kstack[slot], kb, 0);
+		bpf_ringbuf_submit_dynptr(&dp, wakeup_flag());
+		err = 0;
+	} else {
 		bpf_ringbuf_discard_dynptr(&dp, 0);
+		err = -1;
+	}
+	if (err) {
 		stat_inc(&stats.records_dropped);
 		if (!(flags & RS_SESS_IGNORED))
 			stat_inc(&stats.sessions_dropped);
-		return;
-	}
-	__builtin_memset(fixed, 0, sizeof(fixed));
-	r->hdr.type = RS_REC_SESSION_END;
-	r->hdr.size = END_FIXED + fb + kb;
-	r->sess_id = s->sess_id;
-	r->tid = s->tid;
-	r->pid = s->pid;
-	r->start_ts = s->start_ts;
-	r->end_ts = now;
-	__builtin_memcpy(r->task_comm, s->task_comm, sizeof(r->task_comm));
-	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
-	if (s->is_err)
-		flags |= RS_SESS_IS_ERR;
-	if (s->overflow_calls)
-		flags |= RS_SESS_OVERFLOW;
-	r->flags = flags;
-	r->nframes = n;
-	r->depth = s->depth;
-	r->stitch_pos = keep;
-	r->last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
-	r->dropped_records = s->dropped_records;
-	r->overflow_calls = s->overflow_calls;
-	r->kstack_sz = ksz;
-	bpf_dynptr_write(&dp, 0, fixed, END_FIXED, 0);
-	if (stitched) {
-		bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, fb, 0);
-		bpf_dynptr_write(&dp, END_FIXED, s->frames, keep * sizeof(struct rs_frame), 0);
-	} else {
-		bpf_dynptr_write(&dp, END_FIXED, s->frames, fb, 0);
-	}
-	bpf_dynptr_write(&dp, END_FIXED + fb, s->kstack[slot], kb, 0);
-	bpf_ringbuf_submit_dynptr(&dp, wakeup_flag());
-	if (!(flags & RS_SESS_IGNORED))
+	} else if (!(flags & RS_SESS_IGNORED)) {
 		stat_inc(&stats.sessions_emitted);
+	}
 }
 
 /* the current error chain [depth, max_depth) is about to be overwritten:
@@ -902,18 +1000,20 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 coo
 	struct session *s;
 	u64 now, task;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
-	bool fresh = false;
+	bool fresh = false, latest = false;
 
 	if (id >= nr_funcs)
 		return false;
 	task = bpf_get_current_task();
-	s = session_find(c, task, &ts);
+	s = session_find(c, task, &ts, &latest);
 	if (!s) {
 		if (!(flags & RS_FUNC_IS_ENTRY))
 			return false;
-		if (!task_allowed())
+		/* a thread the CPU's cache names had a session: it was allowed
+		 * (and a tgid stays allowed; a name can change) */
+		if ((!latest || filter_comm || deny_comm) && !task_allowed())
 			return false;
-		s = session_take(c, task, ts);
+		s = session_take(c, task, ts, latest);
 		if (!s) {
 			stat_inc(&stats.sessions_table_full);
 			return false;
@@ -967,6 +1067,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	struct rs_frame *f;
 	u64 now, lat;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
+	bool latest;
 	bool failed;
 
 	if (use_lbr) {
@@ -978,7 +1079,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	}
 	if (id >= nr_funcs)
 		return;
-	s = session_find(c, bpf_get_current_task(), &ts);
+	s = session_find(c, bpf_get_current_task(), &ts, &latest);
 	if (!s)
 		return;
 	if (s->overflow_depth) {
@@ -1233,7 +1334,8 @@ int rs_task_exit(void *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 	u32 *ts = NULL;
-	struct session *s = c ? session_find(c, bpf_get_current_task(), &ts) : NULL;
+	bool latest;
+	struct session *s = c ? session_find(c, bpf_get_current_task(), &ts, &latest) : NULL;
 
 	/* not the CPU's spare: this program is not guarded against running
 	 * inside a preempted fentry one */

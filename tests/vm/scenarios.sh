@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 # shellcheck source=tests/vm/suite_lib.sh
 . "$ROOT/tests/vm/suite_lib.sh"
-suite_begin vm-scenarios retsnoop-record retsnoop simfail
+suite_begin vm-scenarios retsnoop-record retsnoop simfail cpu_hop
 BPF_GLOBS='-e *sys_bpf -a __sys_bpf -a map_create -a array_map_* -a bpf_map_* -a bpf_prog_load -a bpf_check'
 ORDER_GLOBS="-e *sys_write -e *sys_bpf -a ksys_write -a vfs_write -a pipe_write -a __sys_bpf -a bpf_prog_load -a bpf_check -a do_check* -a sk_filter_func_proto -a bpf_sk_base_func_proto -a bpf_base_func_proto"
 cat >"$WORK/g/guest.sh" <<EOF
@@ -64,6 +64,13 @@ run slots-full \$R -C bpf.sessions-size=1 \$SLEEPS -o /out/slots-full.rsr -- \\
 	sh -c 'i=0; while [ \$i -lt \$NSLEEP ]; do ./simfail syscall-long-sleep & i=\$((i + 1)); done; wait'
 run slots-two \$R -C bpf.sessions-size=2 \$SLEEPS -o /out/slots-two.rsr -- \\
 	sh -c './simfail syscall-long-sleep & ./simfail syscall-long-sleep; wait'
+# one thread from CPU to CPU (the per-CPU session cache): two failing
+# openats on one CPU, then a sched_setaffinity that moves it to the next
+# inside the syscall, 40 rounds; -S shows the moves' sessions; one slot
+# (plus one per CPU) so that slots are reused too
+run hop \$R -S -C bpf.sessions-size=1 -e '*sys_openat' -e '*sys_sched_setaffinity' -a do_sys_openat2 \\
+	-a getname_flags -a sched_setaffinity -a '__set_cpus_allowed_ptr*' -a affine_move_task \\
+	-o /out/hop.rsr -- ./cpu_hop 40
 # live tool with -o: rendered output equals the report of the written file
 run live ./retsnoop -c bpf -o /out/live.rsr -- ./simfail bpf-bad-map-val-size-percpu-array
 # record-time process filters (-n/-N/-p/-P) on a recorder started without
@@ -301,6 +308,23 @@ info=$(rep info "$OUT/slots-two.rsr")
 full=$(awk '/sessions table full/ { print $4 }' <<<"$info")
 n=$(rep "$OUT/slots-two.rsr" | grep -c 'TID/PID')
 check "slots: two slots hold both sleeps ($n shown, ${full:-?} full)" [ "${full:-x}" = 0 ] && [ "$n" = 2 ]
+
+# a thread changing CPU between its sessions and inside one: every session
+# found its end, none was lost or mixed up
+info=$(rep info "$OUT/hop.rsr")
+txt=$(rep "$OUT/hop.rsr")
+tid=$(sed -n 's/.*TID\/PID \([0-9]*\)\/.*(cpu_hop\/cpu_hop).*/\1/p' <<<"$txt" | sort -u)
+nopen=$(grep -c -- '\[-ENOENT\] *__x64_sys_openat' <<<"$txt")
+nmove=$(grep -Ec -- '\[0\] +__x64_sys_sched_setaffinity' <<<"$txt")
+mm=$(awk '/exit mismatches/ { print $3 }' <<<"$info")
+inc=$(awk '/sessions incomplete/ { print $3 }' <<<"$info")
+full=$(awk '/sessions table full/ { print $4 }' <<<"$info")
+check "hop: the workload ran ($(cat "$OUT/hop.out" 2>/dev/null))" grep -q '^cpu_hop: 40 rounds, 80 failed opens, 40 moves' "$OUT/hop.out"
+check "hop: 80 failing openats shown, each once ($nopen)" [ "$nopen" = 80 ]
+check "hop: 40 sessions that moved CPU inside shown ($nmove)" [ "$nmove" = 40 ]
+check "hop: all of one thread (${tid//$'\n'/ })" [ "$(wc -w <<<"$tid")" = 1 ]
+check "hop: no exit mismatch, incomplete session or full table (${mm:-?} ${inc:-?} ${full:-?})" \
+	[ "${mm:-x}" = 0 ] && [ "${inc:-x}" = 0 ] && [ "${full:-x}" = 0 ]
 
 # live output == report of the written file
 # the command's own stdout (simfail: ...) shares the terminal with the live view
