@@ -607,40 +607,113 @@ static __always_inline void end_fill(struct rs_rec_session_end *r, struct sessio
 	r->kstack_sz = ksz;
 }
 
-/* the final SESSION_END's kernel stack, kstack[slot][0, kn), copied behind
- * its n frames (over saved_frames when long): plain loads and stores, a
- * few words where a helper call costs a hundred instructions */
-static __always_inline void end_kstack_copy(struct session *s, u32 n, u32 slot, u32 kn)
-{
-	u64 *w = (u64 *)s->frames, *ks;
-	u32 off = n * (sizeof(struct rs_frame) / 8), k;
 
+/* a SESSION_END's shape: its frames (a stitched one: the saved deeper
+ * chain's, the current ones over its first keep), the kstack slot of its
+ * kernel stack and that stack's bytes */
+struct end_shape {
+	u32 n, keep, slot, kb;
+	s32 ksz;
+	bool stitched;
+};
+
+static __always_inline void end_shape_of(struct session *s, bool probe, struct end_shape *e)
+{
+	u32 n, keep = 0, slot, kb;
+	s32 ksz;
+
+	/* stitch: the saved deeper error chain continues the current one */
+	e->stitched = !probe && s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth;
+	if (e->stitched) {
+		n = s->saved_max_depth;
+		keep = s->saved_depth - 1;   /* current frames [0, keep) */
+		slot = (s->cur ^ 1) & 1;
+	} else if (probe) {
+		n = s->depth;
+		slot = 2;
+	} else {
+		n = s->max_depth;
+		slot = s->cur & 1;
+	}
+	if (n > RS_MAX_FSTACK_DEPTH)
+		n = RS_MAX_FSTACK_DEPTH;
+	if (keep > n)
+		keep = n;
+	/* 6.1's verifier loses these bounds through register copies: masks
+	 * it sees (no-ops: keep <= 64, slot <= 2) */
+	asm volatile("" : "+r"(keep), "+r"(slot));
+	keep &= 2 * RS_MAX_FSTACK_DEPTH - 1;
+	slot &= 3;
 	if (slot > 2)
-		return;
-	ks = s->kstack[slot];
+		slot = 2;
+	ksz = s->kstack_sz[slot];
+	/* successful sessions have no kernel stack unless a call-stack view
+	 * shows them (success_stacks): whatever a slot holds is not theirs */
+	if (!s->is_err && !success_stacks && !probe)
+		ksz = 0;
+	kb = ksz > 0 ? (u32)ksz & ~7u : 0;
+	if (kb > sizeof(s->kstack[0]))
+		kb = sizeof(s->kstack[0]);
+	e->n = n;
+	e->keep = keep;
+	e->slot = slot;
+	e->ksz = ksz;
+	e->kb = kb;
+}
+
+/* a session's final SESSION_END, built in its slot: the head, the frames
+ * already in place after it (a stitched record's saved ones copied below
+ * the current ones), the kernel stack copied behind them (plain loads and
+ * stores: a few words, where a helper call costs a hundred instructions),
+ * then sent as one copy. Returns bpf_ringbuf_output's result. A BPF global
+ * function: its copy loop is verified once, not in every state of
+ * handle_exit that ends a session */
+__noinline int rs_end_output(struct session *s, u32 flags, u64 now)
+{
+	struct end_shape e;
+	u32 fb, size, off, k;
+	u64 *w, *ks;
+
+	if (!s)
+		return -1;
+	end_shape_of(s, false, &e);
+	if (e.stitched)
+		flags |= RS_SESS_STITCHED;
+	fb = e.n * sizeof(struct rs_frame);
+	size = END_FIXED + fb + e.kb;
+	end_fill((void *)s->end_head, s, flags, now, size, e.n, e.keep, e.ksz);
+	if (e.stitched && e.keep < e.n) {
+		u64 nb = (u64)((e.n - e.keep) & (2 * RS_MAX_FSTACK_DEPTH - 1)) * sizeof(struct rs_frame);
+
+		asm volatile("" : "+r"(nb));   /* checked and used in one register */
+		if (nb <= sizeof(s->frames))
+			bpf_probe_read_kernel(&s->frames[e.keep], nb, &s->saved_frames[e.keep]);
+	}
+	w = (u64 *)s->frames;
+	ks = s->kstack[e.slot];
+	off = e.n * (sizeof(struct rs_frame) / 8);
 	for (u32 i = 0; i < RS_MAX_KSTACK_DEPTH; i++) {
 		k = off + i;
 		/* frames and saved_frames hold 2 * 64 * 3 words: past n * 3 + 96 */
-		if (i >= kn || k >= 2 * RS_MAX_FSTACK_DEPTH * (sizeof(struct rs_frame) / 8))
+		if (i >= e.kb / 8 || k >= 2 * RS_MAX_FSTACK_DEPTH * (sizeof(struct rs_frame) / 8))
 			break;
 		w[k] = ks[i];
 	}
+	return bpf_ringbuf_output(&rb, s->end_head, size, wakeup_flag());
 }
 
 /* the session's stack as one SESSION_END record of the compact layout:
  * only the frames and kernel stack bytes it has are copied. The final one
- * is built in the session's slot (its head, frames, then the kernel stack
- * behind them) and copied once (bpf_ringbuf_output, a plain memcpy); a
- * snapshot of a session that goes on (-I, -J -I) is written piece by piece
- * (a dynptr write is a memmove, byte-wise "rep movsb" from 32 bytes on CPUs
- * without fast short moves) */
+ * through rs_end_output; a snapshot of a session that goes on (-I, -J -I)
+ * piece by piece into a dynptr (a dynptr write is a memmove, byte-wise
+ * "rep movsb" from 32 bytes on CPUs without fast short moves) */
 static __always_inline void submit_session(void *ctx, struct session *s, u32 flags, u64 now)
 {
 	u64 fixed[END_FIXED / 8];
 	struct bpf_dynptr dp;
-	u32 n, keep = 0, slot, kb, fb, size;
-	bool stitched, probe = flags & RS_SUBMIT_PROBE, final;
-	s32 ksz;
+	struct end_shape e;
+	u32 fb, size;
+	bool probe = flags & RS_SUBMIT_PROBE;
 	long err;
 
 	flags &= ~RS_SUBMIT_PROBE;
@@ -695,71 +768,33 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	if (!(flags & RS_SESS_IGNORED))
 		emit_ustack_rec(s);   /* -U: bpf/ustack.bpf.h */
 
-	/* stitch: the saved deeper error chain continues the current one */
-	stitched = !probe && s->is_err && s->saved_depth && s->max_depth + 1 == s->saved_depth;
-	if (stitched) {
-		n = s->saved_max_depth;
-		keep = s->saved_depth - 1;   /* current frames [0, keep) */
-		slot = (s->cur ^ 1) & 1;
-		flags |= RS_SESS_STITCHED;
-	} else if (probe) {
-		n = s->depth;
-		slot = 2;
-		s->kstack_sz[2] = bpf_get_stack(ctx, s->kstack[2], sizeof(s->kstack[2]), 0);
+	if (!probe && !(flags & RS_SESS_INTERIM)) {
+		err = rs_end_output(s, flags, now);
 	} else {
-		n = s->max_depth;
-		slot = s->cur & 1;
-	}
-	if (n > RS_MAX_FSTACK_DEPTH)
-		n = RS_MAX_FSTACK_DEPTH;
-	if (keep > n)
-		keep = n;
-	/* 6.1's verifier loses these bounds through register copies: masks
-	 * it sees (no-ops: keep <= 64, slot <= 2) */
-	asm volatile("" : "+r"(keep), "+r"(slot));
-	keep &= 2 * RS_MAX_FSTACK_DEPTH - 1;
-	slot &= 3;
-	if (slot > 2)
-		slot = 2;
-	ksz = s->kstack_sz[slot];
-	/* successful sessions have no kernel stack unless a call-stack view
-	 * shows them (success_stacks): whatever a slot holds is not theirs */
-	if (!s->is_err && !success_stacks && !probe)
-		ksz = 0;
-	kb = ksz > 0 ? (u32)ksz & ~7u : 0;
-	if (kb > sizeof(s->kstack[0]))
-		kb = sizeof(s->kstack[0]);
-	fb = n * sizeof(struct rs_frame);
-	size = END_FIXED + fb + kb;
-	final = !probe && !(flags & RS_SESS_INTERIM);
-
-	if (final) {
-		end_fill((void *)s->end_head, s, flags, now, size, n, keep, ksz);
-		/* the record's frames: the saved chain's below the current ones */
-		if (stitched && keep < n) {
-			u64 nb = (u64)((n - keep) & (2 * RS_MAX_FSTACK_DEPTH - 1)) * sizeof(struct rs_frame);
-
-			asm volatile("" : "+r"(nb));   /* checked and used in one register */
-			if (nb <= sizeof(s->frames))
-				bpf_probe_read_kernel(&s->frames[keep], nb, &s->saved_frames[keep]);
-		}
-		end_kstack_copy(s, n, slot, kb / 8);
-		err = bpf_ringbuf_output(&rb, s->end_head, size, wakeup_flag());
-	} else if (!bpf_ringbuf_reserve_dynptr(&rb, size, 0, &dp)) {
-		end_fill((void *)fixed, s, flags, now, size, n, keep, ksz);
-		bpf_dynptr_write(&dp, 0, fixed, END_FIXED, 0);
-		if (stitched) {
-			bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, fb, 0);
-			bpf_dynptr_write(&dp, END_FIXED, s->frames, keep * sizeof(struct rs_frame), 0);
+		if (probe)
+			s->kstack_sz[2] = bpf_get_stack(ctx, s->kstack[2], sizeof(s->kstack[2]), 0);
+		end_shape_of(s, probe, &e);
+		if (e.stitched)
+			flags |= RS_SESS_STITCHED;
+		fb = e.n * sizeof(struct rs_frame);
+		size = END_FIXED + fb + e.kb;
+		if (!bpf_ringbuf_reserve_dynptr(&rb, size, 0, &dp)) {
+			end_fill((void *)fixed, s, flags, now, size, e.n, e.keep, e.ksz);
+			bpf_dynptr_write(&dp, 0, fixed, END_FIXED, 0);
+			if (e.stitched) {
+				bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, fb, 0);
+				bpf_dynptr_write(&dp, END_FIXED, s->frames,
+						 e.keep * sizeof(struct rs_frame), 0);
+			} else {
+				bpf_dynptr_write(&dp, END_FIXED, s->frames, fb, 0);
+			}
+			bpf_dynptr_write(&dp, END_FIXED + fb, s->kstack[e.slot], e.kb, 0);
+			bpf_ringbuf_submit_dynptr(&dp, wakeup_flag());
+			err = 0;
 		} else {
-			bpf_dynptr_write(&dp, END_FIXED, s->frames, fb, 0);
+			bpf_ringbuf_discard_dynptr(&dp, 0);
+			err = -1;
 		}
-		bpf_dynptr_write(&dp, END_FIXED + fb, s->kstack[slot], kb, 0);
-		bpf_ringbuf_submit_dynptr(&dp, wakeup_flag());
-		err = 0;
-	} else {
-		bpf_ringbuf_discard_dynptr(&dp, 0);
-		err = -1;
 	}
 	if (err) {
 		stat_inc(&stats.records_dropped);
