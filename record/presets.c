@@ -56,7 +56,7 @@ const char *const enforced_deny[] = {
 	"bpf_probe_read_kernel_str", "bpf_map_lookup_elem", "bpf_map_update_elem",
 	"bpf_map_delete_elem", "bpf_map_push_elem", "bpf_map_pop_elem", "queue_map_*",
 	"__queue_map_get", "queue_stack_map_*",
-	/* the threads' session slots in task-local storage and the SESSION_END dynptr writes */
+	/* the threads' session slots in task-local storage and the snapshots' dynptr writes */
 	"bpf_task_storage_get*", "__bpf_task_storage_get", "task_storage_lookup",
 	"bpf_task_storage_trylock", "bpf_task_storage_unlock", "bpf_local_storage_lookup",
 	"bpf_local_storage_update", "bpf_selem_*", "bpf_dynptr_write", "__bpf_dynptr_write",
