@@ -37,7 +37,11 @@
 #        and interleaved, as rs0-*, for an A/B comparison of a change,
 #        ICOUNT=shift=0,sleep=off: qemu -icount, guest time counts
 #        instructions (no host-load noise; waits such as RCU grace periods
-#        are warped, so start-up and detach then count work, not waiting))
+#        are warped, so start-up and detach then count work, not waiting;
+#        both vCPUs' instructions advance the one clock, so the recorder's
+#        own reading and compressing counts in a run whose 100 ms poll or
+#        1 s chunk flush lands inside the timed loop: the spread of -M -T;
+#        a "rep movsb" counts one instruction per byte))
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-20000}
