@@ -85,9 +85,10 @@ struct session {
 _Static_assert(__builtin_offsetof(struct session, frames) -
 	       __builtin_offsetof(struct session, end_head) == END_FIXED,
 	       "a session's frames directly follow its SESSION_END head");
-_Static_assert(2 * sizeof(((struct session *)0)->frames) >=
-	       sizeof(((struct session *)0)->frames) + sizeof(((struct session *)0)->kstack[0]),
-	       "the longest kernel stack fits behind the frames");
+_Static_assert(__builtin_offsetof(struct session, saved_frames) ==
+	       __builtin_offsetof(struct session, frames) + sizeof(((struct session *)0)->frames) &&
+	       sizeof(((struct session *)0)->saved_frames) >= sizeof(((struct session *)0)->kstack[0]),
+	       "the longest kernel stack fits behind the frames, over saved_frames");
 
 /* keeps the verifier convinced a frame index is in bounds (callers check
  * d < RS_MAX_FSTACK_DEPTH first; the depth is a power of two) */
@@ -347,7 +348,7 @@ static __always_inline struct session *session_take(struct cpu_state *c, u64 tas
 	struct session *s;
 	u32 slot;
 
-	if (latest && c->spare && c->spare == c->slot + 1) {
+	if (latest && c->spare == c->slot + 1) {
 		/* its latest slot, still the CPU's spare: the thread's task
 		 * storage names it already, the CPU's cache too */
 		slot = c->slot;
@@ -579,12 +580,21 @@ static __always_inline void capture_lbrs(struct session *s)
  * the running frames and the kernel stack at the hit (in kstack slot 2) */
 #define RS_SUBMIT_PROBE 0x80000000u
 
-/* SESSION_END's fixed part, of size bytes in all */
+/* a SESSION_END's shape: its frames (a stitched one: the saved deeper
+ * chain's, the current ones over its first keep) and their bytes fb, the
+ * kstack slot of its kernel stack and that stack's bytes, the record's */
+struct end_shape {
+	u32 n, keep, slot, kb, fb, size;
+	s32 ksz;
+	bool stitched;
+};
+
+/* SESSION_END's fixed part, for a record of shape e */
 static __always_inline void end_fill(struct rs_rec_session_end *r, struct session *s, u32 flags,
-				     u64 now, u32 size, u32 n, u32 keep, s32 ksz)
+				     u64 now, const struct end_shape *e)
 {
 	r->hdr.type = RS_REC_SESSION_END;
-	r->hdr.size = size;
+	r->hdr.size = e->size;
 	r->sess_id = s->sess_id;
 	r->tid = s->tid;
 	r->pid = s->pid;
@@ -596,26 +606,18 @@ static __always_inline void end_fill(struct rs_rec_session_end *r, struct sessio
 		flags |= RS_SESS_IS_ERR;
 	if (s->overflow_calls)
 		flags |= RS_SESS_OVERFLOW;
+	if (e->stitched)
+		flags |= RS_SESS_STITCHED;
 	r->flags = flags;
-	r->nframes = n;
+	r->nframes = e->n;
 	r->depth = s->depth;
-	r->stitch_pos = keep;
+	r->stitch_pos = e->keep;
 	r->_pad = 0;
 	r->last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
 	r->dropped_records = s->dropped_records;
 	r->overflow_calls = s->overflow_calls;
-	r->kstack_sz = ksz;
+	r->kstack_sz = e->ksz;
 }
-
-
-/* a SESSION_END's shape: its frames (a stitched one: the saved deeper
- * chain's, the current ones over its first keep), the kstack slot of its
- * kernel stack and that stack's bytes */
-struct end_shape {
-	u32 n, keep, slot, kb;
-	s32 ksz;
-	bool stitched;
-};
 
 static __always_inline void end_shape_of(struct session *s, bool probe, struct end_shape *e)
 {
@@ -659,6 +661,8 @@ static __always_inline void end_shape_of(struct session *s, bool probe, struct e
 	e->slot = slot;
 	e->ksz = ksz;
 	e->kb = kb;
+	e->fb = n * sizeof(struct rs_frame);
+	e->size = END_FIXED + e->fb + kb;
 }
 
 /* a session's final SESSION_END, built in its slot: the head, the frames
@@ -671,17 +675,13 @@ static __always_inline void end_shape_of(struct session *s, bool probe, struct e
 __noinline int rs_end_output(struct session *s, u32 flags, u64 now)
 {
 	struct end_shape e;
-	u32 fb, size, off, k;
+	u32 off, k;
 	u64 *w, *ks;
 
 	if (!s)
 		return -1;
 	end_shape_of(s, false, &e);
-	if (e.stitched)
-		flags |= RS_SESS_STITCHED;
-	fb = e.n * sizeof(struct rs_frame);
-	size = END_FIXED + fb + e.kb;
-	end_fill((void *)s->end_head, s, flags, now, size, e.n, e.keep, e.ksz);
+	end_fill((void *)s->end_head, s, flags, now, &e);
 	if (e.stitched && e.keep < e.n) {
 		u64 nb = (u64)((e.n - e.keep) & (2 * RS_MAX_FSTACK_DEPTH - 1)) * sizeof(struct rs_frame);
 
@@ -699,7 +699,7 @@ __noinline int rs_end_output(struct session *s, u32 flags, u64 now)
 			break;
 		w[k] = ks[i];
 	}
-	return bpf_ringbuf_output(&rb, s->end_head, size, wakeup_flag());
+	return bpf_ringbuf_output(&rb, s->end_head, e.size, wakeup_flag());
 }
 
 /* the session's stack as one SESSION_END record of the compact layout:
@@ -712,7 +712,6 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	u64 fixed[END_FIXED / 8];
 	struct bpf_dynptr dp;
 	struct end_shape e;
-	u32 fb, size;
 	bool probe = flags & RS_SUBMIT_PROBE;
 	long err;
 
@@ -774,21 +773,17 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 		if (probe)
 			s->kstack_sz[2] = bpf_get_stack(ctx, s->kstack[2], sizeof(s->kstack[2]), 0);
 		end_shape_of(s, probe, &e);
-		if (e.stitched)
-			flags |= RS_SESS_STITCHED;
-		fb = e.n * sizeof(struct rs_frame);
-		size = END_FIXED + fb + e.kb;
-		if (!bpf_ringbuf_reserve_dynptr(&rb, size, 0, &dp)) {
-			end_fill((void *)fixed, s, flags, now, size, e.n, e.keep, e.ksz);
+		if (!bpf_ringbuf_reserve_dynptr(&rb, e.size, 0, &dp)) {
+			end_fill((void *)fixed, s, flags, now, &e);
 			bpf_dynptr_write(&dp, 0, fixed, END_FIXED, 0);
 			if (e.stitched) {
-				bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, fb, 0);
+				bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, e.fb, 0);
 				bpf_dynptr_write(&dp, END_FIXED, s->frames,
 						 e.keep * sizeof(struct rs_frame), 0);
 			} else {
-				bpf_dynptr_write(&dp, END_FIXED, s->frames, fb, 0);
+				bpf_dynptr_write(&dp, END_FIXED, s->frames, e.fb, 0);
 			}
-			bpf_dynptr_write(&dp, END_FIXED + fb, s->kstack[e.slot], e.kb, 0);
+			bpf_dynptr_write(&dp, END_FIXED + e.fb, s->kstack[e.slot], e.kb, 0);
 			bpf_ringbuf_submit_dynptr(&dp, wakeup_flag());
 			err = 0;
 		} else {

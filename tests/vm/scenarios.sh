@@ -2,7 +2,8 @@
 # scenarios.sh - VM end-to-end checks of session semantics and the live tool
 # on a real kernel (Debian 6.12 cloud in qemu): -T traces, -S success
 # stacks, -L duration filter, stitching (⌇), a ring-buffer flood whose drops
-# are counted, the LBR-unavailable path, a thread exiting mid-session, and
+# are counted, the LBR-unavailable path, a thread exiting mid-session, a
+# thread moving CPU between and inside its sessions (tests/cpu_hop), and
 # live `retsnoop` output equal to retsnoop-report of the same run, -I interim
 # snapshots, depth overflow, and the record-time -n/-N/-p/-P filters on a
 # recorder started without -- CMD; the stack view's frame order in the
