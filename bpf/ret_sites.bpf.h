@@ -80,25 +80,37 @@ static __always_inline u64 call_target(u64 ret)
 }
 
 /* U's return address for a return to ip with sp the stack pointer after
- * it, from a trusted learned site; 0: unknown (unwind). A BPF global
- * function: verified once. */
-__noinline u64 rs_ret_site_read(u64 ip, u64 sp)
+ * it, from a trusted learned site; 0: unknown (unwind). cast: how the word
+ * is read (bpf/kword.bpf.h) */
+static __always_inline u64 ret_site_read(u64 ip, u64 sp, bool cast)
 {
 	struct ret_site *r = ret_site_of(ip);
-	u64 ret = 0;
+	u64 ret;
 
 	if (!r || r->ip != ip || r->seen < RET_TRUST || r->off >= RET_SCAN * 8)
 		return 0;
 	if (!(++r->uses & (RET_CHECK - 1)))
 		return 0;   /* checked by a real unwind (rs_ret_site_learn) */
-	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)(sp + r->off)) || !ret ||
-	    (ret != r->ok_ret && call_target(ret) != r->u_entry)) {
+	ret = kword(sp + r->off, cast);
+	if (!ret || (ret != r->ok_ret && call_target(ret) != r->u_entry)) {
 		r->seen = 0;   /* not as learned: unwind, and learn again */
 		return 0;
 	}
 	r->ok_ret = ret;
 	stat_inc(&stats.stacks_read);
 	return ret;
+}
+
+/* ret_site_read as BPF global functions (verified once): through the
+ * helper, and for the kprobe.session program through bpf_rdonly_cast */
+__noinline u64 rs_ret_site_read(u64 ip, u64 sp)
+{
+	return ret_site_read(ip, sp, false);
+}
+
+__noinline u64 rs_ret_site_read_cast(u64 ip, u64 sp)
+{
+	return ret_site_read(ip, sp, true);
 }
 
 /* a real short unwind of a return to ip (sp after it) found U's return

@@ -238,6 +238,13 @@ static __always_inline struct cpu_state *cpu_state_get(void)
 	return bpf_map_lookup_elem(&cpu_states, &zero);
 }
 
+/* what an exit's ctx is, a constant in each front end: fexit's arguments,
+ * or the registers (kprobe programs); CTX_REGS_CAST: the kprobe.session
+ * program's registers, whose deferred stacks read stack words through
+ * bpf_rdonly_cast (bpf/kword.bpf.h) */
+enum { CTX_ARGS = 0, CTX_REGS = 1, CTX_REGS_CAST = 2 };
+
+#include "kword.bpf.h"
 #include "stack_defer.bpf.h"
 
 #include "args_capture.bpf.h"
@@ -876,12 +883,15 @@ static __always_inline void saved_chain_exit(struct session *s, u32 d)
 /* a chain's first failure at frame d: its kernel stack, deferred
  * (bpf/stack_defer.bpf.h: kprobe programs from the registers, fexit ones
  * from the trampoline's frame) or captured now */
-static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, u32 id, bool kctx)
+static __always_inline void first_failure_stack(void *ctx, struct session *s, u32 d, u32 id, u32 kctx)
 {
 	u32 slot = s->cur & 1;
 
 	if (kctx && defer_stacks) {
-		rs_defer_first(ctx, s, d);
+		if (kctx == CTX_REGS_CAST)
+			rs_defer_first_cast(ctx, s, d);
+		else
+			rs_defer_first(ctx, s, d);
 		return;
 	}
 	if (defer_stacks) {
@@ -892,6 +902,16 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
 }
 
+/* the chains waiting for frame d's exit go on (bpf/stack_defer.bpf.h),
+ * stack words read as kctx says */
+static __always_inline void defer_exit_call(void *ctx, struct session *s, u32 d, u32 kctx)
+{
+	if (kctx == CTX_REGS_CAST)
+		rs_defer_exit_cast(ctx, s, d);
+	else
+		rs_defer_exit(ctx, s, d);
+}
+
 /* a chain's first failure at frame d: is_err, its depth and its stack. A
  * chain ending right above the saved deeper one is emitted stitched, with
  * the saved chain's stack: this one would never be read (a successful
@@ -899,7 +919,7 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
  * takes the deferral's common step inline (in handle_exit it made the
  * load's verification 40 ms slower); a constant in each caller */
 static __always_inline void chain_first_failure(void *ctx, struct session *s, u32 d, u32 id,
-						bool kctx, bool fast)
+						u32 kctx, bool fast)
 {
 	s->is_err = true;
 	s->max_depth = d + 1;
@@ -972,7 +992,7 @@ static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
  * (stack_defer.bpf.h, their common step inline); through fentry only an
  * exit that leaves the error chains as they are */
 static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res,
-				      bool kctx)
+				      u32 kctx)
 {
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
 	bool failed, went_on, waits;
@@ -1017,7 +1037,7 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 	s->is_err = went_on;
 	saved_chain_exit(s, d);
 	if (kctx && defer_stacks && waits && !defer_exit_inline(ctx, s, d))
-		rs_defer_exit(ctx, s, d);
+		defer_exit_call(ctx, s, d, kctx);
 	s->depth = d;
 	return true;
 }
@@ -1087,11 +1107,10 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 coo
 	return true;
 }
 
-/* kctx: ctx is the registers (kprobe programs), else fexit's arguments;
- * it picks the deferred stacks' form (bpf/stack_defer.bpf.h). A constant
- * in each caller */
+/* kctx: what ctx is (CTX_*); it picks the deferred stacks' form
+ * (bpf/stack_defer.bpf.h). A constant in each caller */
 static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res,
-					bool kctx)
+					u32 kctx)
 {
 	struct session *s;
 	struct rs_frame *f;
@@ -1195,7 +1214,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	saved_chain_exit(s, d);
 	if (defer_stacks && (s->pend_depth[0] >= 0 || s->pend_depth[1] >= 0)) {
 		if (kctx)
-			rs_defer_exit(ctx, s, d);   /* a chain waits for an exit */
+			defer_exit_call(ctx, s, d, kctx);   /* a chain waits for an exit */
 		else
 			fexit_defer_exit(ctx, s, d, id);
 	}
@@ -1213,7 +1232,7 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
 	return fast_entry(c, cookie) || handle_entry(ctx, c, cookie);
 }
 
-static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, bool kctx)
+static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, u32 kctx)
 {
 	if (!fast_exit(ctx, c, cookie, res, kctx))
 		handle_exit(ctx, c, cookie, res, kctx);
@@ -1259,7 +1278,7 @@ int rs_kexit_multi(struct pt_regs *ctx)
 	struct cpu_state *c = cpu_state_get();
 
 	if (ready && c)
-		on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
+		on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1283,7 +1302,7 @@ int rs_ksession(struct pt_regs *ctx)
 
 	if (bpf_session_is_return()) {
 		if (ready && c)
-			on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), true);
+			on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS_CAST);
 		return 0;
 	}
 	if (!ready || !c)
@@ -1309,7 +1328,7 @@ int rs_kexit(struct pt_regs *ctx)
 	struct cpu_state *c = cpu_state_get();
 
 	if (ready && c)
-		on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), true);
+		on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1351,7 +1370,7 @@ int rs_fexit(u64 *ctx)
 	if (!ready || !(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	on_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, false);
+	on_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, CTX_ARGS);
 	guard_exit(c);
 	return 0;
 }

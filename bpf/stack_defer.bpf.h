@@ -124,8 +124,10 @@ static __always_inline bool defer_to_parent(struct pt_regs *ctx, struct session 
  * when this exit returns into one of the nearest traced ancestors, keep
  * that return address (when it returns into untraced code, the few frames
  * of a short unwind up to such an ancestor's call site) and wait for that
- * ancestor's exit; else capture the rest of the stack behind them now */
-static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u32 slot, u32 d, u32 n)
+ * ancestor's exit; else capture the rest of the stack behind them now.
+ * cast: the stack words are read through bpf_rdonly_cast (bpf/kword.bpf.h) */
+static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u32 slot, u32 d, u32 n,
+				       bool cast)
 {
 	u64 ip = PT_REGS_IP(ctx), sp, ret;
 	struct ancestors an = {};
@@ -147,7 +149,7 @@ static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u
 	/* through untraced code: its frames, up to an ancestor's call site,
 	 * read where a learned site says (bpf/ret_sites.bpf.h) or unwound */
 	sp = PT_REGS_SP(ctx);
-	ret = rs_ret_site_read(ip, sp);
+	ret = cast ? rs_ret_site_read_cast(ip, sp) : rs_ret_site_read(ip, sp);
 	if (ret) {
 		ks[KIDX(n)] = ip;
 		ks[KIDX(n + 1)] = ret;
@@ -178,7 +180,7 @@ whole:
 	/* the rest read where learned unwinds found it (stack_tails.bpf.h),
 	 * else unwound */
 	sp = PT_REGS_SP(ctx);
-	cnt = rs_tail_read(s, slot | n << 1, ip, sp);
+	cnt = cast ? rs_tail_read_cast(s, slot | n << 1, ip, sp) : rs_tail_read(s, slot | n << 1, ip, sp);
 	if (cnt) {
 		sz = cnt * 8;
 	} else {
@@ -191,24 +193,36 @@ whole:
 		stat_inc(&stats.stacks_completed);
 }
 
-/* The two entry points below are BPF global functions: the verifier checks
- * each once, on its own, instead of once for every state of handle_exit
- * that reaches it (inlined, or as static subprograms, they tripled the
- * instructions verified at load). Only kprobe programs call them (their
- * context is the registers); fentry has its own, below. */
+/* The two entry points below (defer_first, defer_exit) are BPF global
+ * functions: the verifier checks each once, on its own, instead of once
+ * for every state of handle_exit that reaches it (inlined, or as static
+ * subprograms, they tripled the instructions verified at load). Only
+ * kprobe programs call them (their context is the registers); fentry has
+ * its own, below. Each comes twice: rs_X reads stack words through the
+ * helper, rs_X_cast (the kprobe.session program's) through bpf_rdonly_cast */
 
 /* the first failure of a chain at frame d: its stack into the current slot,
  * whole now or deferred (defer_step) */
-__noinline int rs_defer_first(struct pt_regs *ctx, struct session *s, u32 d)
+static __always_inline void defer_first(struct pt_regs *ctx, struct session *s, u32 d, bool cast)
 {
-	u32 slot;
+	u32 slot = s->cur & 1;
 
-	if (!s)
-		return 0;
-	slot = s->cur & 1;
-	defer_step(ctx, s, slot, d, 0);   /* sets pend_depth either way */
+	defer_step(ctx, s, slot, d, 0, cast);   /* sets pend_depth either way */
 	if (s->pend_depth[slot] >= 0)
 		stat_inc(&stats.stacks_deferred);
+}
+
+__noinline int rs_defer_first(struct pt_regs *ctx, struct session *s, u32 d)
+{
+	if (s)
+		defer_first(ctx, s, d, false);
+	return 0;
+}
+
+__noinline int rs_defer_first_cast(struct pt_regs *ctx, struct session *s, u32 d)
+{
+	if (s)
+		defer_first(ctx, s, d, true);
 	return 0;
 }
 
@@ -230,24 +244,36 @@ static __always_inline bool chain_goes_on(struct session *s, u32 d, u32 slot)
 	return true;
 }
 
-/* slot's chain at the exit of frame d (rs_defer_exit) */
-static __always_inline void defer_exit_slot(struct pt_regs *ctx, struct session *s, u32 d, u32 slot)
+/* slot's chain at the exit of frame d (defer_exit) */
+static __always_inline void defer_exit_slot(struct pt_regs *ctx, struct session *s, u32 d, u32 slot,
+					    bool cast)
 {
 	if (chain_goes_on(s, d, slot))
-		defer_step(ctx, s, slot, d, s->pend_n[slot & 1]);
+		defer_step(ctx, s, slot, d, s->pend_n[slot & 1], cast);
 }
 
 /* the exit of the function at frame d, after its result updated is_err:
  * the chains waiting for it go on (defer_step) or, when the current one
  * ended here without an error, are let go (a saved chain that can no
  * longer be stitched was dropped by the caller) */
+static __always_inline void defer_exit(struct pt_regs *ctx, struct session *s, u32 d, bool cast)
+{
+	/* no loop: 6.1's verifier refuses the one clang makes here */
+	defer_exit_slot(ctx, s, d, 0, cast);
+	defer_exit_slot(ctx, s, d, 1, cast);
+}
+
 __noinline int rs_defer_exit(struct pt_regs *ctx, struct session *s, u32 d)
 {
-	if (!s)
-		return 0;
-	/* no loop: 6.1's verifier refuses the one clang makes here */
-	defer_exit_slot(ctx, s, d, 0);
-	defer_exit_slot(ctx, s, d, 1);
+	if (s)
+		defer_exit(ctx, s, d, false);
+	return 0;
+}
+
+__noinline int rs_defer_exit_cast(struct pt_regs *ctx, struct session *s, u32 d)
+{
+	if (s)
+		defer_exit(ctx, s, d, true);
 	return 0;
 }
 

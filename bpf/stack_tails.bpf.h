@@ -72,9 +72,9 @@ static __always_inline u64 task_stack_base(void)
 
 /* slot_n: (the slot of s->kstack) | (n << 1). The frames of the stack at a
  * return to ip (sp after it), from a trusted learned tail, into the slot's
- * kstack from entry n on; returns how many (0: unknown, unwind). A BPF
- * global function: verified once. */
-__noinline int rs_tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp)
+ * kstack from entry n on; returns how many (0: unknown, unwind). cast: how
+ * the words are read (bpf/kword.bpf.h) */
+static __always_inline int tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast)
 {
 	u32 slot = slot_n & 1, n = slot_n >> 1, i, last;
 	struct stack_tail *t = tail_of(ip);
@@ -90,10 +90,8 @@ __noinline int rs_tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp)
 	if (!(++t->uses & (TAIL_CHECK - 1)))
 		return 0;   /* checked by a real unwind (rs_tail_learn) */
 	for (i = 1; i < TAIL_MAX && i < t->n; i++) {
-		v = 0;
-		if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(t->from_base & (1u << i) ?
-								  base + t->pos[i] : sp + t->off[i])) ||
-		    v != t->f[i]) {
+		v = kword(t->from_base & (1u << i) ? base + t->pos[i] : sp + t->off[i], cast);
+		if (v != t->f[i]) {
 			t->seen = 0;   /* not as learned: unwind, and learn again */
 			return 0;
 		}
@@ -103,6 +101,18 @@ __noinline int rs_tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp)
 		ks[KIDX(n + i)] = t->f[i];
 	stat_inc(&stats.tails_read);
 	return t->n;
+}
+
+/* tail_read as BPF global functions (verified once): through the helper,
+ * and for the kprobe.session program through bpf_rdonly_cast */
+__noinline int rs_tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp)
+{
+	return tail_read(s, slot_n, ip, sp, false);
+}
+
+__noinline int rs_tail_read_cast(struct session *s, u32 slot_n, u64 ip, u64 sp)
+{
+	return tail_read(s, slot_n, ip, sp, true);
 }
 
 /* rs_tail_learn's scan: the stack words looked through once, upwards, for

@@ -1,0 +1,40 @@
+/* kword.bpf.h - one 8-byte word of kernel memory (a return address on the
+ * current task's stack), read two ways (included by retsnoop.bpf.c).
+ *
+ * bpf_probe_read_kernel is a helper call: its range check, pagefault
+ * disable and copy loop cost about 40 instructions for one word. Through
+ * bpf_rdonly_cast (Linux 6.2+; the verifier turns the call into a register
+ * move) the word is a plain load the JIT guards with an exception-table
+ * entry and a kernel-address check: a fault reads 0, which no caller takes
+ * for a return address. A program can only hold the kfunc's call where the
+ * kernel has it: the kprobe.session program (Linux 6.10+) reads through it
+ * (cast true, a constant in each caller), every other one through the
+ * helper. */
+#ifndef RS_KWORD_BPF_H
+#define RS_KWORD_BPF_H
+
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+#if defined(__TARGET_ARCH_x86)
+#define KWORD_FIELD r15         /* pt_regs' first word */
+#elif defined(__TARGET_ARCH_arm64)
+#define KWORD_FIELD regs[0]
+#endif
+
+/* the word at addr, 0 when it cannot be read */
+static __always_inline u64 kword(u64 addr, bool cast)
+{
+	u64 v = 0;
+
+	if (cast) {
+		/* any kernel struct whose first member is a word will do */
+		struct pt_regs *p = bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct pt_regs));
+
+		return p->KWORD_FIELD;
+	}
+	if (bpf_probe_read_kernel(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+#endif
