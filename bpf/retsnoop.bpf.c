@@ -1247,16 +1247,16 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 {
 	u64 ip = bpf_get_func_ip(ctx);
-	u32 slot = RS_IPC_SLOT(ip, ipc_bits);
+	u32 k = RS_IPC_SLOT(ip, ipc_bits);   /* < 1 << ipc_bits: the first probe needs no mask */
 
 	for (u32 i = 0; i < RS_IPC_PROBES; i++) {
-		u32 k = (slot + i) & ((1U << ipc_bits) - 1);
 		struct rs_ip_cookie *c = bpf_map_lookup_elem(&ip_cookies, &k);
 
 		if (!c || !c->ip)
 			break;
 		if (c->ip == ip)
 			return c->cookie;
+		k = (k + 1) & ((1U << ipc_bits) - 1);
 	}
 	return bpf_get_attach_cookie(ctx);
 }
