@@ -7,9 +7,10 @@
  * move) the word is a plain load the JIT guards with an exception-table
  * entry and a kernel-address check: a fault reads 0, which no caller takes
  * for a return address. A program can only hold the kfunc's call where the
- * kernel has it: the kprobe.session program (Linux 6.10+) reads through it
- * (cast true, a constant in each caller), every other one through the
- * helper. */
+ * kernel has it: the kprobe.session program (Linux 6.10+) and the fexit
+ * template rs_fexit_cast (loaded instead of rs_fexit where the kernel's
+ * BTF has the kfunc) read through it (cast true, a constant in each
+ * caller), every other program through the helper. */
 #ifndef RS_KWORD_BPF_H
 #define RS_KWORD_BPF_H
 

@@ -238,11 +238,12 @@ static __always_inline struct cpu_state *cpu_state_get(void)
 	return bpf_map_lookup_elem(&cpu_states, &zero);
 }
 
-/* what an exit's ctx is, a constant in each front end: fexit's arguments,
- * or the registers (kprobe programs); CTX_REGS_CAST: the kprobe.session
- * program's registers, whose deferred stacks read stack words through
- * bpf_rdonly_cast (bpf/kword.bpf.h) */
-enum { CTX_ARGS = 0, CTX_REGS = 1, CTX_REGS_CAST = 2 };
+/* what an exit's ctx is, a constant in each front end (kctx below): fexit's
+ * arguments (CTX_ARGS) or the registers (CTX_REGS, kprobe programs), and
+ * with CTX_CAST the deferred stacks read stack words through
+ * bpf_rdonly_cast (bpf/kword.bpf.h): the kprobe.session program (Linux
+ * 6.10+) and rs_fexit_cast (where the kernel has the kfunc) */
+enum { CTX_ARGS = 0, CTX_REGS = 1, CTX_CAST = 2 };
 
 #include "kword.bpf.h"
 #include "stack_defer.bpf.h"
@@ -887,15 +888,15 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 {
 	u32 slot = s->cur & 1;
 
-	if (kctx && defer_stacks) {
-		if (kctx == CTX_REGS_CAST)
+	if ((kctx & CTX_REGS) && defer_stacks) {
+		if (kctx & CTX_CAST)
 			rs_defer_first_cast(ctx, s, d);
 		else
 			rs_defer_first(ctx, s, d);
 		return;
 	}
 	if (defer_stacks) {
-		fexit_defer_first(ctx, s, d, id);
+		fexit_defer_first(ctx, s, d, id, kctx & CTX_CAST);
 		return;
 	}
 	s->pend_depth[slot] = -1;
@@ -906,7 +907,7 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
  * stack words read as kctx says */
 static __always_inline void defer_exit_call(void *ctx, struct session *s, u32 d, u32 kctx)
 {
-	if (kctx == CTX_REGS_CAST)
+	if (kctx & CTX_CAST)
 		rs_defer_exit_cast(ctx, s, d);
 	else
 		rs_defer_exit(ctx, s, d);
@@ -926,7 +927,7 @@ static __always_inline void chain_first_failure(void *ctx, struct session *s, u3
 	if (!success_stacks && s->saved_depth && d + 2 == s->saved_depth) {
 		s->kstack_sz[s->cur & 1] = 0;
 		s->pend_depth[s->cur & 1] = -1;
-	} else if (fast && kctx && defer_stacks && defer_to_parent(ctx, s, s->cur & 1, d, 0)) {
+	} else if (fast && (kctx & CTX_REGS) && defer_stacks && defer_to_parent(ctx, s, s->cur & 1, d, 0)) {
 		stat_inc(&stats.stacks_deferred);   /* rs_defer_first's common case */
 	} else {
 		first_failure_stack(ctx, s, d, id, kctx);
@@ -1021,7 +1022,7 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 	/* fentry's deferral is inline code: in the fast exit too, it made each
 	 * function's clone a third larger and its load (verification) slower,
 	 * +21% start-up for 77 functions, for 3% on failing calls */
-	if (!kctx && (failed || waits || (s->saved_depth && d + 2 <= s->saved_depth)))
+	if (!(kctx & CTX_REGS) && (failed || waits || (s->saved_depth && d + 2 <= s->saved_depth)))
 		return false;
 	seq_id = s->next_seq_id++;
 	if (emit_trace || went_on) {
@@ -1036,7 +1037,7 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 		chain_first_failure(ctx, s, d, id, kctx, true);
 	s->is_err = went_on;
 	saved_chain_exit(s, d);
-	if (kctx && defer_stacks && waits && !defer_exit_inline(ctx, s, d))
+	if ((kctx & CTX_REGS) && defer_stacks && waits && !defer_exit_inline(ctx, s, d))
 		defer_exit_call(ctx, s, d, kctx);
 	s->depth = d;
 	return true;
@@ -1213,10 +1214,10 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	}
 	saved_chain_exit(s, d);
 	if (defer_stacks && (s->pend_depth[0] >= 0 || s->pend_depth[1] >= 0)) {
-		if (kctx)
+		if (kctx & CTX_REGS)
 			defer_exit_call(ctx, s, d, kctx);   /* a chain waits for an exit */
 		else
-			fexit_defer_exit(ctx, s, d, id);
+			fexit_defer_exit(ctx, s, d, id, kctx & CTX_CAST);
 	}
 	s->depth = d;
 	if (d == 0) {
@@ -1302,7 +1303,7 @@ int rs_ksession(struct pt_regs *ctx)
 
 	if (bpf_session_is_return()) {
 		if (ready && c)
-			on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS_CAST);
+			on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
 		return 0;
 	}
 	if (!ready || !c)
@@ -1361,8 +1362,7 @@ int rs_fentry(u64 *ctx)
 	return 0;
 }
 
-SEC("fexit")
-int rs_fexit(u64 *ctx)
+static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
 	struct cpu_state *c;
 	u64 ret = 0;
@@ -1370,9 +1370,25 @@ int rs_fexit(u64 *ctx)
 	if (!ready || !(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	on_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, CTX_ARGS);
+	on_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, kctx);
 	guard_exit(c);
 	return 0;
+}
+
+/* the fexit template, in two forms: the recorder loads rs_fexit_cast where
+ * the kernel has bpf_rdonly_cast (Linux 6.2+), whose deferred stacks read
+ * the trampoline frame's and the stack's words as plain loads, else
+ * rs_fexit (record/attach.c) */
+SEC("fexit")
+int rs_fexit(u64 *ctx)
+{
+	return fexit_prog(ctx, CTX_ARGS);
+}
+
+SEC("fexit")
+int rs_fexit_cast(u64 *ctx)
+{
+	return fexit_prog(ctx, CTX_ARGS | CTX_CAST);
 }
 
 /* ------------------------------------------------------ task lifecycle */

@@ -331,7 +331,9 @@ static __always_inline u64 ctx_addr(void *ctx)
 	return *(volatile u64 *)&c->scratch;
 }
 
-static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w)
+/* cast: how the frame's words are read (bpf/kword.bpf.h), in this and the
+ * fexit functions below */
+static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w, bool cast)
 {
 	struct rs_func_range *r = bpf_map_lookup_elem(&func_ranges, &id);
 	u64 n = bpf_get_func_arg_cnt(ctx), p;
@@ -341,8 +343,8 @@ static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w)
 	p = ctx_addr(ctx);
 	if (!p)
 		return false;
-	if (bpf_probe_read_kernel(w, 2 * sizeof(u64), (void *)(p + n * 8 + 16)))
-		return false;
+	w->site = kword(p + n * 8 + 16, cast);
+	w->caller = kword(p + n * 8 + 24, cast);
 	w->sp = p + n * 8 + 32;
 	return w->site > r->start && w->site <= r->start + FENTRY_SITE_MAX && w->caller;
 }
@@ -439,7 +441,7 @@ __noinline int rs_fdefer_short(struct session *s, u32 slot_n, u32 d, u32 cnt)
  * fexit_rest); the caller's return address read instead where a learned
  * site says (bpf/ret_sites.bpf.h) */
 static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, u32 n, u32 d,
-					const struct fexit_ret *w)
+					const struct fexit_ret *w, bool cast)
 {
 	u64 *ks = s->kstack[slot & 1];
 	u64 off = (u64)n * 8, ret;
@@ -452,7 +454,7 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 	asm volatile("" : "+r"(off));
 	if (off > sizeof(s->kstack[0]) - (DEFER_SHORT + 1) * 8)
 		return false;
-	ret = rs_ret_site_read(w->caller, w->sp);
+	ret = cast ? rs_ret_site_read_cast(w->caller, w->sp) : rs_ret_site_read(w->caller, w->sp);
 	if (ret) {
 		ks[KIDX(off / 8)] = w->site;
 		ks[KIDX(off / 8 + 1)] = w->caller;
@@ -478,7 +480,7 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
  * address and what follows read where learned unwinds found them
  * (stack_tails.bpf.h), else unwound */
 static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u32 n,
-				       const struct fexit_ret *w)
+				       const struct fexit_ret *w, bool cast)
 {
 	u64 *ks = s->kstack[slot & 1];
 	u64 off = (u64)n * 8;
@@ -490,7 +492,8 @@ static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u
 	if (off > sizeof(s->kstack[0]) - 8)
 		off = sizeof(s->kstack[0]) - 8;
 	n = off / 8;
-	cnt = rs_tail_read(s, (slot & 1) | (n + 1) << 1, w->caller, w->sp);
+	cnt = cast ? rs_tail_read_cast(s, (slot & 1) | (n + 1) << 1, w->caller, w->sp) :
+		     rs_tail_read(s, (slot & 1) | (n + 1) << 1, w->caller, w->sp);
 	if (cnt) {
 		ks[KIDX(n)] = w->site;
 		sz = (cnt + 1) * 8;
@@ -508,14 +511,14 @@ static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u
 }
 
 /* fentry's rs_defer_first: the first failure of a chain at frame d */
-static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 d, u32 id)
+static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 d, u32 id, bool cast)
 {
 	u32 slot = s->cur & 1;
 	struct fexit_ret w;
-	bool fr = fexit_frame(ctx, id, &w);
+	bool fr = fexit_frame(ctx, id, &w, cast);
 
 	if (fr && fexit_skip && (rs_fdefer_keep(s, slot, d, w.site, w.caller) ||
-				 fexit_short(ctx, s, slot, 0, d, &w))) {
+				 fexit_short(ctx, s, slot, 0, d, &w, cast))) {
 		stat_inc(&stats.stacks_deferred);
 		return;
 	}
@@ -527,15 +530,15 @@ static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 
 
 /* fentry's defer_exit_slot, for a chain that goes on here */
 static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d, u32 slot,
-					     const struct fexit_ret *w, bool fr)
+					     const struct fexit_ret *w, bool fr, bool cast)
 {
 	u32 n = s->pend_n[slot & 1];
 
 	if (fr && (rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller) ||
-		   fexit_short(ctx, s, slot, n, d, w)))
+		   fexit_short(ctx, s, slot, n, d, w, cast)))
 		return;
 	if (fr) {
-		fexit_rest(ctx, s, slot, n, w);
+		fexit_rest(ctx, s, slot, n, w, cast);
 		return;
 	}
 	/* no trampoline frame to go on from (not expected once one was
@@ -545,7 +548,7 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
 
 /* fentry's rs_defer_exit (inline: the context cannot be passed to a global
  * function on every kernel) */
-static __always_inline void fexit_defer_exit(void *ctx, struct session *s, u32 d, u32 id)
+static __always_inline void fexit_defer_exit(void *ctx, struct session *s, u32 d, u32 id, bool cast)
 {
 	bool on0 = chain_goes_on(s, d, 0), on1 = chain_goes_on(s, d, 1);
 	struct fexit_ret w;
@@ -555,9 +558,9 @@ static __always_inline void fexit_defer_exit(void *ctx, struct session *s, u32 d
 	 * trampoline frame is read only at one that continues a chain */
 	if (!on0 && !on1)
 		return;
-	fr = fexit_frame(ctx, id, &w);
+	fr = fexit_frame(ctx, id, &w, cast);
 	if (on0)
-		fexit_defer_slot(ctx, s, d, 0, &w, fr);
+		fexit_defer_slot(ctx, s, d, 0, &w, fr, cast);
 	if (on1)
-		fexit_defer_slot(ctx, s, d, 1, &w, fr);
+		fexit_defer_slot(ctx, s, d, 1, &w, fr, cast);
 }

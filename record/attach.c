@@ -93,7 +93,8 @@ static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
 }
 
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, bool use_lbr, bool session, char *err, size_t errlen)
+		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
+		size_t errlen)
 {
 	struct retsnoop_bpf *s;
 	int e;
@@ -171,10 +172,12 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	bpf_program__set_autoload(s->progs.rs_kentry, mode == ATTACH_KPROBE);
 	bpf_program__set_autoload(s->progs.rs_kexit, mode == ATTACH_KPROBE);
 	bpf_program__set_autoload(s->progs.rs_fentry, mode == ATTACH_FENTRY);
-	bpf_program__set_autoload(s->progs.rs_fexit, mode == ATTACH_FENTRY);
+	t->fexit = rdonly_cast ? s->progs.rs_fexit_cast : s->progs.rs_fexit;
+	bpf_program__set_autoload(s->progs.rs_fexit, mode == ATTACH_FENTRY && !rdonly_cast);
+	bpf_program__set_autoload(s->progs.rs_fexit_cast, mode == ATTACH_FENTRY && rdonly_cast);
 	if (mode == ATTACH_FENTRY) {
 		bpf_program__set_attach_target(s->progs.rs_fentry, 0, sel->v[0].name);
-		bpf_program__set_attach_target(s->progs.rs_fexit, 0, sel->v[0].name);
+		bpf_program__set_attach_target(t->fexit, 0, sel->v[0].name);
 	}
 	probe_skel_setup(s, o);
 	if (retsnoop_bpf__load(s)) {
@@ -658,7 +661,7 @@ static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int
 /* function 0 attaches the loaded templates; the others get clones */
 static int attach_fentry_one(struct tracer *t, const struct selection *sel, size_t i)
 {
-	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
+	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->fexit;
 	uint64_t cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
 	int pfx, lfx, pfe, lfe, e;
 
@@ -700,7 +703,7 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 static int attach_fentry(struct tracer *t, const struct selection *sel, int verbose,
 			 char *err, size_t errlen)
 {
-	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->skel->progs.rs_fexit;
+	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->fexit;
 
 	if (!bpf_program__insn_cnt(pe) || !bpf_program__insn_cnt(px)) {
 		snprintf(err, errlen, "libbpf kept no instructions of the loaded fentry template");

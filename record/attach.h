@@ -26,6 +26,8 @@ struct tracer {
 	int *fds;                 /* fentry mode: cloned program and link fds */
 	size_t nfds, fds_cap;
 	bool session;             /* -M as one kprobe.session link */
+	struct bpf_program *fexit;   /* fentry mode: the fexit template loaded (rs_fexit or
+				      * rs_fexit_cast) */
 	int session_fd;           /* its link, else -1 */
 	size_t attached, failed;
 	uint64_t attach_ns, detach_ns;
@@ -33,9 +35,12 @@ struct tracer {
 };
 
 /* session: -M as one kprobe.session link (features_probe_kprobe_session
- * said the kernel has it, -C bpf.kprobe-session did not turn it off) */
+ * said the kernel has it, -C bpf.kprobe-session did not turn it off);
+ * rdonly_cast: the kernel has bpf_rdonly_cast (features_probe_rdonly_cast):
+ * fentry mode uses the fexit template that reads stack words through it */
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, bool use_lbr, bool session, char *err, size_t errlen);
+		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
+		size_t errlen);
 /* the attach type in use, as the file header names it: "kprobe-session"
  * for -M's one-link form, else attach_mode_name() */
 const char *tracer_mode_name(const struct tracer *t);

@@ -127,6 +127,11 @@ void features_probe_kprobe_session(struct features *f, const struct btf *btf)
 			    btf__find_by_name_kind(btf, "bpf_session_is_return", BTF_KIND_FUNC) > 0;
 }
 
+void features_probe_rdonly_cast(struct features *f, const struct btf *btf)
+{
+	f->rdonly_cast = btf && btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+}
+
 uint32_t features_mask(const struct features *f)
 {
 	uint32_t m = 0;
@@ -232,6 +237,7 @@ void features_report(FILE *out)
 		if (btf_is_func(btf__type_by_id(btf, id)))
 			any_id = (int)id;
 	features_probe_fentry(&f, btf, any_id);
+	features_probe_rdonly_cast(&f, btf);
 	addr = some_traceable_addr();
 	if (addr) {
 		features_probe_kprobe_multi(&f, addr);
@@ -253,6 +259,8 @@ void features_report(FILE *out)
 		!f.kprobe_multi ? "no (needs multi-attach kprobes)" :
 		"no (no bpf_session_is_return kfunc in the kernel's BTF: Linux 6.10+)");
 	fprintf(out, "\tfentry/fexit supported: %s\n", f.fentry ? "yes" : f.why_fentry);
+	fprintf(out, "\tbpf_rdonly_cast() supported: %s\n", f.rdonly_cast ? "yes (kprobe.session and fentry modes read stack words as plain loads)" :
+		"no (stack words read through bpf_probe_read_kernel: Linux 6.2+ has it)");
 	if (f.branch_snapshot) {
 		char why[256];
 		/* LBR needs a PMU: tell without keeping anything open */

@@ -18,6 +18,8 @@ struct features {
 	bool kprobes;
 	bool kprobe_multi;
 	bool kprobe_session;     /* kprobe.session links (6.10+): -M's one-link form */
+	bool rdonly_cast;        /* the bpf_rdonly_cast kfunc (6.2+): fentry's deferred stacks
+				  * read stack words as plain loads (bpf/kword.bpf.h) */
 	bool fentry;
 	bool ringbuf;
 	bool branch_snapshot;
@@ -40,6 +42,8 @@ void features_probe_kprobe_multi(struct features *f, uint64_t addr);
 /* after features_probe_kprobe_multi: kprobe.session, known by its kfunc
  * bpf_session_is_return in the kernel's BTF (no program load) */
 void features_probe_kprobe_session(struct features *f, const struct btf *btf);
+/* bpf_rdonly_cast, known by its kfunc in the kernel's BTF */
+void features_probe_rdonly_cast(struct features *f, const struct btf *btf);
 /* RSF_FEAT_* mask for the recording header */
 uint32_t features_mask(const struct features *f);
 /* picks the attach mode; on failure writes why (every backend's reason) */

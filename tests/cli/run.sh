@@ -325,7 +325,8 @@ good "retsnoop -V"           "retsnoop 0." "$LIVE" -V
 good "retsnoop-report --version" "retsnoop-report 0." "$REP" --version
 run "$LIVE" -Vv
 for f in 'BPF ringbuf map supported:' 'bpf_get_func_ip() supported:' 'bpf_get_branch_snapshot() supported:' \
-	 'BPF cookie supported:' 'multi-attach kprobe supported:' 'fentry/fexit supported:' 'LBR:' \
+	 'BPF cookie supported:' 'multi-attach kprobe supported:' 'fentry/fexit supported:' \
+	 'bpf_rdonly_cast() supported:' 'LBR:' \
 	 'Feature calibration:'; do
 	[ "$RC" = 0 ] && grep -qF -- "$f" <<<"$OUT" && ok || bad "retsnoop -Vv lacks '$f' (exit $RC)"
 done
