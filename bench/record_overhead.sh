@@ -19,6 +19,17 @@
 #     bpf.kprobe-session=false), -K, -F, -M -T, -M -U (and -M -A once -A
 #     exists); -U's bytes per session, in its records and in the compressed
 #     file.
+# Each measured command runs on CPU 0 (taskset), the workload timing its loop
+# twice: wall time, and its thread's own CPU time (CLOCK_THREAD_CPUTIME_ID:
+# its user and kernel time, so every probe run in its context, not the time
+# of other tasks sharing CPU 0). The tracer's user-space side (its reader,
+# compression, the work its start-up leaves to run beside the command)
+# then takes CPU 0 from the workload instead of being counted in the
+# workload's thread; on hardware it runs on another CPU meanwhile, and the
+# recorder's CPU per session is measured apart (below). Ratios use the CPU
+# time; the wall-time ratio is printed too ("x wall"). After each command
+# the guest idles 1 s, so that the frees a tracer's exit leaves (maps,
+# programs, links after RCU grace periods) are done before the next one.
 # Overhead per traced call = (ns per syscall traced - untraced) / traced calls
 # per syscall; the ratio is to the empty-probe floor of the same attach type
 # (-M, -M -T, -M -A and -M -U: kprobe.session where that binary's --dry-run
@@ -38,10 +49,11 @@
 #        ICOUNT=shift=0,sleep=off: qemu -icount, guest time counts
 #        instructions (no host-load noise; waits such as RCU grace periods
 #        are warped, so start-up and detach then count work, not waiting;
-#        both vCPUs' instructions advance the one clock, so the recorder's
-#        own reading and compressing counts in a run whose 100 ms poll or
-#        1 s chunk flush lands inside the timed loop: the spread of -M -T;
-#        a "rep movsb" counts one instruction per byte))
+#        both vCPUs' instructions advance the one clock, so the wall time
+#        of a loop counts whatever else ran meanwhile, on either CPU: the
+#        recorder's reading and compressing when its 100 ms poll or 1 s
+#        chunk flush lands inside the loop, the spread of the wall-time
+#        ratios; a "rep movsb" counts one instruction per byte))
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-20000}
@@ -93,19 +105,22 @@ for f in \$FUNCS; do
 	kf="\$kf\${kf:+,}kfunc:\$f"; kx="\$kx\${kx:+,}kretfunc:\$f"
 	[ "\$f" = __x64_sys_openat ] || ra="\$ra -a \$f"
 done
-bt() { bpftrace -e "\$1" -c "\$2" 2>>/out/bpftrace.err; }
-ns() { sed -n 's/^ns_per_syscall //p'; }
+P="taskset -c 0"   # every measured command on CPU 0 (see the header)
+bt() { \$P bpftrace -e "\$1" -c "\$2" 2>>/out/bpftrace.err; }
+# "WALL CPU": the loop's wall and thread CPU ns per syscall; then the guest
+# idles (see the header)
+ns() { sed -n 's/^ns_per_syscall //p; s/^cpu_ns_per_syscall //p' | tr '\n' ' '; sleep 1; }
 for path in fail ok; do
 	W="./bench_tool loop \$path \$N"
 	c=\$(bt "\$kp /comm == \"bench_tool\"/ { @c = count(); }" "\$W" | sed -n 's/^@c: //p')
 	res calls \$path \$c
 	i=0
 	while [ \$i -lt \$RUNS ]; do
-		res ns \$path base \$(\$W | ns)
+		res ns \$path base \$(\$P \$W | ns)
 		res ns \$path bt-kprobe-empty \$(bt "\$kp { } \$kr { }" "\$W" | ns)
 		res ns \$path bt-fentry-empty \$(bt "\$kf { } \$kx { }" "\$W" | ns)
-		res ns \$path kmulti-empty \$(./kmulti_floor "\$FUNCS" \$W | ns)
-		[ \$HAS_SESS = 1 ] && res ns \$path ksess-empty \$(./kmulti_floor -s "\$FUNCS" \$W | ns)
+		res ns \$path kmulti-empty \$(\$P ./kmulti_floor "\$FUNCS" \$W | ns)
+		[ \$HAS_SESS = 1 ] && res ns \$path ksess-empty \$(\$P ./kmulti_floor -s "\$FUNCS" \$W | ns)
 		res ns \$path bt-kprobe-work \$(bt "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" "\$W" | ns)
 		for m in M Mpair K F MT MA MU; do
 			case \$m in M) fl=-M;; Mpair) [ \$HAS_SESS = 1 ] || continue; fl="-M -C bpf.kprobe-session=false";;
@@ -113,7 +128,7 @@ for path in fail ok; do
 			for v in \$RSV; do
 				[ \$m = Mpair ] && [ \$v != rs ] && continue
 				bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
-				res ns \$path \$v-\$m \$(\$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
+				res ns \$path \$v-\$m \$(\$P \$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
 			done
 		done
 		i=\$((i + 1))
@@ -137,19 +152,20 @@ res mem \$(./bench_tool run ./retsnoop-record -M -e __x64_sys_openat \$ra -o /tm
 # child), read from /proc/PID/task/*/schedstat (ns on a CPU, all threads)
 # just before the workload and 1.5 s after it (the reader's poll timeout and
 # the file's 1 s flush, so its compression counts too): the recorder's own
-# start-up and detach are outside the window. Per session recorded, -M and
-# -M -T.
+# start-up and detach are outside the window. Both on CPU 0, so that the
+# workload's instructions are not counted as the recorder's (both vCPUs
+# advance one clock). Per session recorded, -M and -M -T.
 cpu_ns() { cat /proc/\$1/task/*/schedstat 2>/dev/null | awk '{ s += \$1 } END { printf "%.0f", s }'; }
 for v in \$RSV; do
 	bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
 	for m in M MT; do
 		fl=-M; [ \$m = MT ] && fl="-M -T"
 		rm -f /tmp/c.err
-		\$bin -v \$fl -n bench_tool --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/dev/null 2>/tmp/c.err &
+		\$P \$bin -v \$fl -n bench_tool --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/dev/null 2>/tmp/c.err &
 		P=\$!
 		i=0; while ! grep -q '^Recording ' /tmp/c.err 2>/dev/null && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
 		t0=\$(cpu_ns \$P)
-		./bench_tool loop fail \$N >/dev/null
+		\$P ./bench_tool loop fail \$N >/dev/null
 		sleep 1.5
 		t1=\$(cpu_ns \$P)
 		kill -INT \$P; wait \$P
@@ -185,7 +201,10 @@ R=$WORK/out/res
 median() {  # the median of the numbers on stdin (empty when none)
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-nsmed() { awk -v p="$1" -v c="$2" '$1 == "ns" && $2 == p && $3 == c && $4 != "" { print $4 }' "$R" | median; }
+# ns lines: "ns PATH CONFIG WALL CPU"; nsmed PATH CONFIG [wall]: the median
+# CPU time per syscall (wall time with "wall")
+nsmed() { awk -v p="$1" -v c="$2" -v f="$([ "${3:-}" = wall ] && echo 4 || echo 5)" \
+	'$1 == "ns" && $2 == p && $3 == c && $f != "" { print $f }' "$R" | median; }
 
 echo "traced set: $(sed -n 's/^funcs //p' "$R")"
 # the issue's targets: ratio to the empty-probe floor of the same attach type
@@ -195,41 +214,45 @@ target() {  # PATH CONFIG -> the target ratio, or nothing
 	"ok rs-M") echo 1.5 ;; "ok rs-F") echo 2.0 ;;
 	esac
 }
-printf '%-8s %-18s %11s %14s %12s %8s %-12s %10s\n' path config "ns/syscall" "ns/traced call" "floor ns" "x floor" target "x kprobe"
+printf '%-8s %-18s %11s %14s %12s %8s %-12s %8s %10s\n' path config "ns/syscall" "ns/traced call" \
+	"floor ns" "x floor" target "x wall" "x kprobe"
 for path in fail ok; do
 	calls=$(awk -v p=$path '$1 == "calls" && $2 == p { print $3 }' "$R")
 	per=$(awk -v c="${calls:-0}" -v n="$N" 'BEGIN { if (c > 0) printf "%.2f", c / n; else print 0 }')
 	echo "$path: $calls traced calls in $N syscalls = $per per syscall (counted by bpftrace)"
-	base=$(nsmed $path base)
-	fk=$(nsmed $path bt-kprobe-empty); ff=$(nsmed $path bt-fentry-empty); fm=$(nsmed $path kmulti-empty)
-	fs=$(nsmed $path ksess-empty)
+	has() { [ -n "$(nsmed $path "$1")" ]; }
 	for cfg in base bt-kprobe-empty bt-fentry-empty kmulti-empty ksess-empty bt-kprobe-work rs-M rs0-M \
 		rs-Mpair rs-K rs0-K rs-F rs0-F rs-MT rs0-MT rs-MA rs0-MA rs-MU; do
-		v=$(nsmed $path $cfg)
-		[ -n "$v" ] || continue
+		has $cfg || continue
 		# the floor of the same attach type: fentry for -F, single
 		# kprobes for -K (and bpftrace's programs), kprobe.multi for -M*
 		case $cfg in
-		rs-F|rs0-F|bt-fentry-empty) floor=$ff ;;
-		rs-K|rs0-K|bt-*) floor=$fk ;;
-		ksess-empty) floor=$fs ;;
-		rs-Mpair|kmulti-empty) floor=${fm:-$fk} ;;
+		rs-F|rs0-F|bt-fentry-empty) fc=bt-fentry-empty ;;
+		rs-K|rs0-K|bt-*) fc=bt-kprobe-empty ;;
+		ksess-empty) fc=ksess-empty ;;
+		rs-Mpair|kmulti-empty) fc=kmulti-empty ;;
 		*)	# -M forms: the one that binary uses
 			if [ "$(awk -v v="${cfg%%-*}" '$1 == "amode" && $2 == v { print $3 }' "$R")" = kprobe-session ] &&
-			   [ -n "$fs" ]; then floor=$fs; else floor=${fm:-$fk}; fi ;;
+			   has ksess-empty; then fc=ksess-empty; else fc=kmulti-empty; fi ;;
 		esac
-		awk -v p=$path -v c=$cfg -v v="$v" -v b="$base" -v per="$per" -v fl="$floor" -v fk="$fk" \
-			-v t="$(target $path $cfg)" 'BEGIN {
-			if (c == "base") { printf "%-8s %-18s %11.1f %14s %12s %8s %-12s %10s\n", p, c, v, "-", "-", "-", "-", "-"; exit }
+		has $fc || fc=bt-kprobe-empty
+		awk -v p=$path -v c=$cfg -v per="$per" -v t="$(target $path $cfg)" \
+			-v v="$(nsmed $path $cfg)" -v b="$(nsmed $path base)" -v fl="$(nsmed $path $fc)" \
+			-v vw="$(nsmed $path $cfg wall)" -v bw="$(nsmed $path base wall)" -v flw="$(nsmed $path $fc wall)" \
+			-v fk="$(nsmed $path bt-kprobe-empty)" 'BEGIN {
+			if (c == "base") { printf "%-8s %-18s %11.1f %14s %12s %8s %-12s %8s %10s\n", p, c, v, "-", "-", "-", "-", "-", "-"; exit }
 			o = (per > 0) ? (v - b) / per : 0; fo = (per > 0) ? (fl - b) / per : 0
 			ko = (per > 0) ? (fk - b) / per : 0
 			r = (fo > 0) ? o / fo : -1
+			rw = (flw - bw > 0) ? (vw - bw) / (flw - bw) : -1
 			tt = (t == "" || r < 0) ? "-" : sprintf("<=%s %s", t, (r <= t + 0) ? "met" : "MISSED")
-			printf "%-8s %-18s %11.1f %14.1f %12.1f %8s %-12s %10s\n", p, c, v, o, fo,
-				(r >= 0) ? sprintf("%.2fx", r) : "-", tt, (ko > 0) ? sprintf("%.2fx", o / ko) : "-" }'
+			printf "%-8s %-18s %11.1f %14.1f %12.1f %8s %-12s %8s %10s\n", p, c, v, o, fo,
+				(r >= 0) ? sprintf("%.2fx", r) : "-", tt, (rw >= 0) ? sprintf("%.2fx", rw) : "-",
+				(ko > 0) ? sprintf("%.2fx", o / ko) : "-" }'
 	done
 done
-echo "(floor: the empty programs of the same attach type: for -M, -M -T, -M -A, -M -U ksess-empty (one"
+echo "(ns: the workload thread's own CPU time (see the header); x wall: the same ratio from wall time."
+echo " floor: the empty programs of the same attach type: for -M, -M -T, -M -A, -M -U ksess-empty (one"
 echo " kprobe.session program, bench/kmulti_floor.c -s) where the binary uses kprobe.session, else"
 echo " kmulti-empty (kprobe.multi entry and return programs); bpftrace's kprobes for -K; its fentry for -F."
 echo " x kprobe: against bpftrace's empty single kprobes whatever the attach type)"
