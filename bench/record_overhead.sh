@@ -28,7 +28,7 @@
 # workload's thread; on hardware it runs on another CPU meanwhile, and the
 # recorder's CPU per session is measured apart (below). Ratios use the CPU
 # time; the wall-time ratio is printed too ("x wall"). After each command
-# the guest idles 1 s, so that the frees a tracer's exit leaves (maps,
+# the guest idles 2 s, so that the frees a tracer's exit leaves (maps,
 # programs, links after RCU grace periods) are done before the next one.
 # Overhead per traced call = (ns per syscall traced - untraced) / traced calls
 # per syscall; the ratio is to the empty-probe floor of the same attach type
@@ -105,22 +105,22 @@ for f in \$FUNCS; do
 	kf="\$kf\${kf:+,}kfunc:\$f"; kx="\$kx\${kx:+,}kretfunc:\$f"
 	[ "\$f" = __x64_sys_openat ] || ra="\$ra -a \$f"
 done
-P="taskset -c 0"   # every measured command on CPU 0 (see the header)
-bt() { \$P bpftrace -e "\$1" -c "\$2" 2>>/out/bpftrace.err; }
+PIN="taskset -c 0"   # every measured command on CPU 0 (see the header)
+bt() { \$PIN bpftrace -e "\$1" -c "\$2" 2>>/out/bpftrace.err; }
 # "WALL CPU": the loop's wall and thread CPU ns per syscall; then the guest
 # idles (see the header)
-ns() { sed -n 's/^ns_per_syscall //p; s/^cpu_ns_per_syscall //p' | tr '\n' ' '; sleep 1; }
+ns() { sed -n 's/^ns_per_syscall //p; s/^cpu_ns_per_syscall //p' | tr '\n' ' '; sleep 2; }
 for path in fail ok; do
 	W="./bench_tool loop \$path \$N"
 	c=\$(bt "\$kp /comm == \"bench_tool\"/ { @c = count(); }" "\$W" | sed -n 's/^@c: //p')
 	res calls \$path \$c
 	i=0
 	while [ \$i -lt \$RUNS ]; do
-		res ns \$path base \$(\$P \$W | ns)
+		res ns \$path base \$(\$PIN \$W | ns)
 		res ns \$path bt-kprobe-empty \$(bt "\$kp { } \$kr { }" "\$W" | ns)
 		res ns \$path bt-fentry-empty \$(bt "\$kf { } \$kx { }" "\$W" | ns)
-		res ns \$path kmulti-empty \$(\$P ./kmulti_floor "\$FUNCS" \$W | ns)
-		[ \$HAS_SESS = 1 ] && res ns \$path ksess-empty \$(\$P ./kmulti_floor -s "\$FUNCS" \$W | ns)
+		res ns \$path kmulti-empty \$(\$PIN ./kmulti_floor "\$FUNCS" \$W | ns)
+		[ \$HAS_SESS = 1 ] && res ns \$path ksess-empty \$(\$PIN ./kmulti_floor -s "\$FUNCS" \$W | ns)
 		res ns \$path bt-kprobe-work \$(bt "\$kp { @s[tid, func] = nsecs; } \$kr { \\\$d = nsecs - @s[tid, func]; delete(@s[tid, func]); if ((int64)retval < 0) { @e[func] = count(); } }" "\$W" | ns)
 		for m in M Mpair K F MT MA MU; do
 			case \$m in M) fl=-M;; Mpair) [ \$HAS_SESS = 1 ] || continue; fl="-M -C bpf.kprobe-session=false";;
@@ -128,7 +128,7 @@ for path in fail ok; do
 			for v in \$RSV; do
 				[ \$m = Mpair ] && [ \$v != rs ] && continue
 				bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
-				res ns \$path \$v-\$m \$(\$P \$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
+				res ns \$path \$v-\$m \$(\$PIN \$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- \$W 2>>/out/rs.err | ns)
 			done
 		done
 		i=\$((i + 1))
@@ -138,11 +138,14 @@ done
 ./retsnoop-record -M -e __x64_sys_openat \$ra -o /out/u0.rsr -- ./bench_tool loop fail \$N >/dev/null 2>&1
 ./retsnoop-record -M -U -e __x64_sys_openat \$ra -o /out/u1.rsr -- ./bench_tool loop fail \$N >/dev/null 2>&1
 # start-up: a one-function recording of /bin/true vs a one-probe bpftrace
+# (each followed by the idle seconds, as above: the previous tool's exit
+# frees would otherwise land in the next one's start-up)
+up() { ./bench_tool run "\$@" 2>/dev/null; sleep 2; }
 i=0
 while [ \$i -lt \$RUNS ]; do
-	res startup rs \$(./bench_tool run ./retsnoop-record -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true 2>/dev/null)
-	[ "\$RSV" = rs ] || res startup rs0 \$(./bench_tool run ./retsnoop-record.base -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true 2>/dev/null)
-	res startup bt \$(./bench_tool run bpftrace -e 'kprobe:__x64_sys_openat { }' -c /bin/true 2>/dev/null)
+	res startup rs \$(up ./retsnoop-record -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true)
+	[ "\$RSV" = rs ] || res startup rs0 \$(up ./retsnoop-record.base -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true)
+	res startup bt \$(up bpftrace -e 'kprobe:__x64_sys_openat { }' -c /bin/true)
 	i=\$((i + 1))
 done
 # the recorder's memory on the failing workload
@@ -161,14 +164,14 @@ for v in \$RSV; do
 	for m in M MT; do
 		fl=-M; [ \$m = MT ] && fl="-M -T"
 		rm -f /tmp/c.err
-		\$P \$bin -v \$fl -n bench_tool --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/dev/null 2>/tmp/c.err &
-		P=\$!
+		\$PIN \$bin -v \$fl -n bench_tool --duration 300 -e __x64_sys_openat \$ra -o /tmp/c.rsr >/dev/null 2>/tmp/c.err &
+		RP=\$!
 		i=0; while ! grep -q '^Recording ' /tmp/c.err 2>/dev/null && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
-		t0=\$(cpu_ns \$P)
-		\$P ./bench_tool loop fail \$N >/dev/null
+		t0=\$(cpu_ns \$RP)
+		\$PIN ./bench_tool loop fail \$N >/dev/null
 		sleep 1.5
-		t1=\$(cpu_ns \$P)
-		kill -INT \$P; wait \$P
+		t1=\$(cpu_ns \$RP)
+		kill -INT \$RP; wait \$RP
 		res cpu \$v \$m ns \$((t1 - t0)) sessions \$(sed -n 's/^\([0-9]*\) sessions, .*/\1/p' /tmp/c.err)
 	done
 done

@@ -246,7 +246,6 @@ static void probe_backends(struct recorder *r)
 	if (want == ATTACH_AUTO || want == ATTACH_KPROBE_MULTI)
 		features_probe_kprobe_multi(&r->feat, r->sel.v[0].addr);
 	features_probe_kprobe_session(&r->feat, r->btf);
-	features_probe_rdonly_cast(&r->feat, r->btf);
 	if (want == ATTACH_FENTRY ||
 	    (want == ATTACH_AUTO && !r->feat.kprobe_multi && !r->feat.kprobes)) {
 		for (size_t i = 0; i < r->sel.n && !id; i++)
@@ -403,6 +402,10 @@ static int load_and_attach(struct recorder *r)
 
 	if (o->capture_args && capture_args_plan(r))
 		return -1;
+	/* only fentry mode picks its fexit template by it: a scan of the
+	 * kernel's BTF saved elsewhere */
+	if (r->mode == ATTACH_FENTRY)
+		features_probe_rdonly_cast(&r->feat, r->btf);
 	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, use_session(r), r->feat.rdonly_cast,
 			r->err, sizeof(r->err)) ||
 	    tracer_configure(&r->tr, o, &r->sel, r->ks, r->have_child ? r->child.pid : 0,
