@@ -212,19 +212,23 @@ static __always_inline void defer_first(struct pt_regs *ctx, struct session *s, 
 		stat_inc(&stats.stacks_deferred);
 }
 
-__noinline int rs_defer_first(struct pt_regs *ctx, struct session *s, u32 d)
-{
-	if (s)
-		defer_first(ctx, s, d, false);
-	return 0;
+/* the global functions rs_NAME and rs_NAME_cast over the inline
+ * NAME(ctx, s, d, cast) */
+#define DEFER_GLOBALS(name)								\
+__noinline int rs_##name(struct pt_regs *ctx, struct session *s, u32 d)			\
+{											\
+	if (s)										\
+		name(ctx, s, d, false);							\
+	return 0;									\
+}											\
+__noinline int rs_##name##_cast(struct pt_regs *ctx, struct session *s, u32 d)		\
+{											\
+	if (s)										\
+		name(ctx, s, d, true);							\
+	return 0;									\
 }
 
-__noinline int rs_defer_first_cast(struct pt_regs *ctx, struct session *s, u32 d)
-{
-	if (s)
-		defer_first(ctx, s, d, true);
-	return 0;
-}
+DEFER_GLOBALS(defer_first)
 
 /* whether slot's chain goes on at the exit of frame d: it waits for this
  * exit (pd > d: frames above d were left without their exits, a missed
@@ -263,19 +267,7 @@ static __always_inline void defer_exit(struct pt_regs *ctx, struct session *s, u
 	defer_exit_slot(ctx, s, d, 1, cast);
 }
 
-__noinline int rs_defer_exit(struct pt_regs *ctx, struct session *s, u32 d)
-{
-	if (s)
-		defer_exit(ctx, s, d, false);
-	return 0;
-}
-
-__noinline int rs_defer_exit_cast(struct pt_regs *ctx, struct session *s, u32 d)
-{
-	if (s)
-		defer_exit(ctx, s, d, true);
-	return 0;
-}
+DEFER_GLOBALS(defer_exit)
 
 /* rs_defer_exit's common case inline (kprobe programs' fast exit): one
  * chain waits for this exit (the current one, or the saved one a stitched
