@@ -29,6 +29,7 @@ struct record_opts {
 	bool trace, interim, stacks, stacks_set;
 	bool defer_stacks;       /* -C bpf.defer-stacks (default true) */
 	bool kprobe_session;     /* -C bpf.kprobe-session (default true): -M as one kprobe.session link where the kernel has it */
+	bool rdonly_cast;        /* -C bpf.rdonly-cast (default true): -F's fexit template reads stack words through bpf_rdonly_cast where the kernel has it */
 	bool lbr;
 	uint64_t lbr_flags;
 	const char *output;

@@ -399,15 +399,32 @@ static int reselect_and_attach(struct recorder *r)
 static int load_and_attach(struct recorder *r)
 {
 	const struct record_opts *o = &r->o;
+	bool cast = false;
 
 	if (o->capture_args && capture_args_plan(r))
 		return -1;
 	/* only fentry mode picks its fexit template by it: a scan of the
 	 * kernel's BTF saved elsewhere */
-	if (r->mode == ATTACH_FENTRY)
+	if (r->mode == ATTACH_FENTRY && o->rdonly_cast) {
 		features_probe_rdonly_cast(&r->feat, r->btf);
-	if (tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, use_session(r), r->feat.rdonly_cast,
-			r->err, sizeof(r->err)) ||
+		cast = r->feat.rdonly_cast;
+	}
+	if (cast && tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, use_session(r), true,
+				r->err, sizeof(r->err))) {
+		/* the kfunc is in the kernel's BTF, yet the template that
+		 * uses it did not load (a kernel none of our tests boot): the
+		 * helper's template, whose error is the one said */
+		if (o->verbose)
+			fprintf(r->log, "The fexit template reading through bpf_rdonly_cast did not load "
+				"(%s); using bpf_probe_read_kernel's.\n", r->err);
+		tracer_close(&r->tr);
+		r->err[0] = '\0';
+		cast = false;
+	}
+	if (cast && o->verbose)
+		fprintf(r->log, "Deferred stacks read stack words as plain loads (bpf_rdonly_cast).\n");
+	if ((!cast && tracer_open(&r->tr, o, &r->sel, r->mode, r->feat.lbr, use_session(r), false,
+				  r->err, sizeof(r->err))) ||
 	    tracer_configure(&r->tr, o, &r->sel, r->ks, r->have_child ? r->child.pid : 0,
 			     r->err, sizeof(r->err)) ||
 	    (o->capture_args && args_capture_fill(&r->args, r->tr.skel, r->err, sizeof(r->err))))

@@ -23,9 +23,12 @@
 #    completed ones (so the comparison covered completed stacks) and
 #    never-captured ones, and those with the key off count none; the
 #    openat workload completes at most one stack per emitted session;
+#  * -F twice: with the fexit template that reads stack words through
+#    bpf_rdonly_cast (bpf/kword.bpf.h; -v says so) and with the helper's
+#    (-C bpf.rdonly-cast=false), each against its own run without deferral;
 #  * on Linux 6.1 (a second boot), the same in -K and -F with
 #    link_path_walk traced too (chains extended through it rather than
-#    captured at it).
+#    captured at it), -F through the helper's template (no kfunc there).
 # Prints "vm-stack-defer: N passed, N failed" last; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -47,9 +50,11 @@ for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
 	# openat's: a dozen, so that return sites are learned and read
 	case \$c in open-*) W="i=0; while [ \\\$i -lt 12 ]; do ./simfail \$c; i=\\\$((i + 1)); done";; esac
 	sh -c "\$W" >/dev/null 2>&1
-	for m in M K F; do
-		run d-\$m-\$c \$R -\$m \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
-		run n-\$m-\$c \$R -\$m \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
+	for m in M K F Fh; do
+		# Fh: -F with the fexit template that reads through the helper
+		case \$m in Fh) fl="-F -C bpf.rdonly-cast=false";; *) fl=-\$m;; esac
+		run d-\$m-\$c \$R -v \$fl \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
+		run n-\$m-\$c \$R \$fl \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
 	done
 done
 EOF
@@ -126,7 +131,13 @@ compare() {
 		fi
 	done
 }
-compare "" "M K F" reads
+compare "" "M K F Fh" reads
+# which fexit template ran: bpf_rdonly_cast's where the kernel has it
+# (6.2+), unless -C bpf.rdonly-cast=false (bpf/kword.bpf.h)
+PLAIN="Deferred stacks read stack words as plain loads"
+check "-F: the fexit template read stack words as plain loads (-v)" grep -q "$PLAIN" "$OUT/d-F-open-missing.err"
+check "-F -C bpf.rdonly-cast=false: through the helper (-v says nothing)" \
+	not grep -q "$PLAIN" "$OUT/d-Fh-open-missing.err"
 
 # Linux 6.1 (a second boot, kretprobes only: no kprobe.multi there), with
 # link_path_walk traced too, so that openat's chains go on through it: its
@@ -136,9 +147,11 @@ if [ -f "$KERNELS/6.1.env" ]; then
 	. "$KERNELS/6.1.env"
 	OUT=$WORK/out61
 	mkdir -p "$OUT"
-	sed -i 's/ -a link_path_walk / -a link_path_walk* /; s/for m in M K F; do/for m in K F; do/' "$WORK/g/guest.sh"
+	sed -i 's/ -a link_path_walk / -a link_path_walk* /; s/for m in M K F Fh; do/for m in K F; do/' "$WORK/g/guest.sh"
 	boot_guest 1500
 	compare "6.1 " "K F"
+	check "6.1 -F: no bpf_rdonly_cast there: the helper's fexit template (-v says nothing)" \
+		not grep -q "$PLAIN" "$OUT/d-F-open-missing.err"
 fi
 echo "vm-stack-defer: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
