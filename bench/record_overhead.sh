@@ -230,15 +230,15 @@ for path in fail ok; do
 		# the floor of the same attach type: fentry for -F, single
 		# kprobes for -K (and bpftrace's programs), kprobe.multi for -M*
 		case $cfg in
-		rs-F|rs0-F|bt-fentry-empty) fc=bt-fentry-empty ;;
-		rs-K|rs0-K|bt-*) fc=bt-kprobe-empty ;;
-		ksess-empty) fc=ksess-empty ;;
-		rs-Mpair|kmulti-empty) fc=kmulti-empty ;;
+		rs-F|rs0-F|bt-fentry-empty) fc="bt-fentry-empty" ;;
+		rs-K|rs0-K|bt-*) fc="bt-kprobe-empty" ;;
+		ksess-empty) fc="ksess-empty" ;;
+		rs-Mpair|kmulti-empty) fc="kmulti-empty" ;;
 		*)	# -M forms: the one that binary uses
 			if [ "$(awk -v v="${cfg%%-*}" '$1 == "amode" && $2 == v { print $3 }' "$R")" = kprobe-session ] &&
-			   has ksess-empty; then fc=ksess-empty; else fc=kmulti-empty; fi ;;
+			   has ksess-empty; then fc="ksess-empty"; else fc="kmulti-empty"; fi ;;
 		esac
-		has $fc || fc=bt-kprobe-empty
+		has $fc || fc="bt-kprobe-empty"
 		awk -v p=$path -v c=$cfg -v per="$per" -v t="$(target $path $cfg)" \
 			-v v="$(nsmed $path $cfg)" -v b="$(nsmed $path base)" -v fl="$(nsmed $path $fc)" \
 			-v vw="$(nsmed $path $cfg wall)" -v bw="$(nsmed $path base wall)" -v flw="$(nsmed $path $fc wall)" \
