@@ -113,6 +113,12 @@ __noinline u64 rs_ret_site_read_cast(u64 ip, u64 sp)
 	return ret_site_read(ip, sp, true);
 }
 
+/* the one of the two that cast (a constant in each caller) names */
+static __always_inline u64 ret_site_read_call(u64 ip, u64 sp, bool cast)
+{
+	return cast ? rs_ret_site_read_cast(ip, sp) : rs_ret_site_read(ip, sp);
+}
+
 /* a real short unwind of a return to ip (sp after it) found U's return
  * address ret: where it lies on the stack, learned (or confirmed) */
 __noinline int rs_ret_site_learn(u64 ip, u64 sp, u64 ret)

@@ -889,10 +889,7 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 	u32 slot = s->cur & 1;
 
 	if ((kctx & CTX_REGS) && defer_stacks) {
-		if (kctx & CTX_CAST)
-			rs_defer_first_cast(ctx, s, d);
-		else
-			rs_defer_first(ctx, s, d);
+		defer_first_call(ctx, s, d, kctx & CTX_CAST);
 		return;
 	}
 	if (defer_stacks) {
@@ -901,16 +898,6 @@ static __always_inline void first_failure_stack(void *ctx, struct session *s, u3
 	}
 	s->pend_depth[slot] = -1;
 	s->kstack_sz[slot] = bpf_get_stack(ctx, s->kstack[slot], sizeof(s->kstack[0]), 0);
-}
-
-/* the chains waiting for frame d's exit go on (bpf/stack_defer.bpf.h),
- * stack words read as kctx says */
-static __always_inline void defer_exit_call(void *ctx, struct session *s, u32 d, u32 kctx)
-{
-	if (kctx & CTX_CAST)
-		rs_defer_exit_cast(ctx, s, d);
-	else
-		rs_defer_exit(ctx, s, d);
 }
 
 /* a chain's first failure at frame d: is_err, its depth and its stack. A
@@ -1038,7 +1025,7 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 	s->is_err = went_on;
 	saved_chain_exit(s, d);
 	if ((kctx & CTX_REGS) && defer_stacks && waits && !defer_exit_inline(ctx, s, d))
-		defer_exit_call(ctx, s, d, kctx);
+		defer_exit_call(ctx, s, d, kctx & CTX_CAST);
 	s->depth = d;
 	return true;
 }
@@ -1215,7 +1202,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 	saved_chain_exit(s, d);
 	if (defer_stacks && (s->pend_depth[0] >= 0 || s->pend_depth[1] >= 0)) {
 		if (kctx & CTX_REGS)
-			defer_exit_call(ctx, s, d, kctx);   /* a chain waits for an exit */
+			defer_exit_call(ctx, s, d, kctx & CTX_CAST);   /* a chain waits for an exit */
 		else
 			fexit_defer_exit(ctx, s, d, id, kctx & CTX_CAST);
 	}

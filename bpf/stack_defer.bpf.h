@@ -149,7 +149,7 @@ static __always_inline void defer_step(struct pt_regs *ctx, struct session *s, u
 	/* through untraced code: its frames, up to an ancestor's call site,
 	 * read where a learned site says (bpf/ret_sites.bpf.h) or unwound */
 	sp = PT_REGS_SP(ctx);
-	ret = cast ? rs_ret_site_read_cast(ip, sp) : rs_ret_site_read(ip, sp);
+	ret = ret_site_read_call(ip, sp, cast);
 	if (ret) {
 		ks[KIDX(n)] = ip;
 		ks[KIDX(n + 1)] = ret;
@@ -180,7 +180,7 @@ whole:
 	/* the rest read where learned unwinds found it (stack_tails.bpf.h),
 	 * else unwound */
 	sp = PT_REGS_SP(ctx);
-	cnt = cast ? rs_tail_read_cast(s, slot | n << 1, ip, sp) : rs_tail_read(s, slot | n << 1, ip, sp);
+	cnt = tail_read_call(s, slot | n << 1, ip, sp, cast);
 	if (cnt) {
 		sz = cnt * 8;
 	} else {
@@ -213,7 +213,8 @@ static __always_inline void defer_first(struct pt_regs *ctx, struct session *s, 
 }
 
 /* the global functions rs_NAME and rs_NAME_cast over the inline
- * NAME(ctx, s, d, cast) */
+ * NAME(ctx, s, d, cast), and NAME_call, which calls the one cast (a
+ * constant in each caller) names */
 #define DEFER_GLOBALS(name)								\
 __noinline int rs_##name(struct pt_regs *ctx, struct session *s, u32 d)			\
 {											\
@@ -226,6 +227,14 @@ __noinline int rs_##name##_cast(struct pt_regs *ctx, struct session *s, u32 d)		
 	if (s)										\
 		name(ctx, s, d, true);							\
 	return 0;									\
+}											\
+static __always_inline void name##_call(struct pt_regs *ctx, struct session *s, u32 d,	\
+					bool cast)					\
+{											\
+	if (cast)									\
+		rs_##name##_cast(ctx, s, d);						\
+	else										\
+		rs_##name(ctx, s, d);							\
 }
 
 DEFER_GLOBALS(defer_first)
@@ -446,7 +455,7 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 	asm volatile("" : "+r"(off));
 	if (off > sizeof(s->kstack[0]) - (DEFER_SHORT + 1) * 8)
 		return false;
-	ret = cast ? rs_ret_site_read_cast(w->caller, w->sp) : rs_ret_site_read(w->caller, w->sp);
+	ret = ret_site_read_call(w->caller, w->sp, cast);
 	if (ret) {
 		ks[KIDX(off / 8)] = w->site;
 		ks[KIDX(off / 8 + 1)] = w->caller;
@@ -484,8 +493,7 @@ static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u
 	if (off > sizeof(s->kstack[0]) - 8)
 		off = sizeof(s->kstack[0]) - 8;
 	n = off / 8;
-	cnt = cast ? rs_tail_read_cast(s, (slot & 1) | (n + 1) << 1, w->caller, w->sp) :
-		     rs_tail_read(s, (slot & 1) | (n + 1) << 1, w->caller, w->sp);
+	cnt = tail_read_call(s, (slot & 1) | (n + 1) << 1, w->caller, w->sp, cast);
 	if (cnt) {
 		ks[KIDX(n)] = w->site;
 		sz = (cnt + 1) * 8;

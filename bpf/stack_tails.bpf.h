@@ -115,6 +115,12 @@ __noinline int rs_tail_read_cast(struct session *s, u32 slot_n, u64 ip, u64 sp)
 	return tail_read(s, slot_n, ip, sp, true);
 }
 
+/* the one of the two that cast (a constant in each caller) names */
+static __always_inline int tail_read_call(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast)
+{
+	return cast ? rs_tail_read_cast(s, slot_n, ip, sp) : rs_tail_read(s, slot_n, ip, sp);
+}
+
 /* rs_tail_learn's scan: the stack words looked through once, upwards, for
  * the frames in order, each above the one before it (a bpf_loop callback:
  * verified once, where a loop in a loop is verified for every word a
