@@ -387,5 +387,59 @@ RC=$? ERR=$(cat "$W/err")
 [ "$RC" = 1 ] && grep -qxF "retsnoop-report: --perfetto: error writing '/dev/full'" <<<"$ERR" && ok ||
 	bad "report --perfetto to a full disk: exit $RC: $ERR"
 
+# ---- bench/insn_profile.sh's pieces: the plugin and the workload build
+# warning-free, and insn_profile_report attributes a synthetic window's
+# blocks to the right symbols (a block counts insns x execs), renames BPF
+# programs and trampolines, counts program runs at their first block, and
+# rejects bad input with one line and exit 1
+CCW="gcc -std=gnu11 -Wall -Wextra -Werror -O2"
+if $CCW -shared -fPIC -o "$W/plugin.so" "$ROOT/bench/qemu_insn_plugin.c" 2>"$W/err" &&
+	$CCW -o "$W/workload" "$ROOT/bench/insn_workload.c" 2>>"$W/err" &&
+	$CCW -o "$W/ipr" "$ROOT/bench/insn_profile_report.c" 2>>"$W/err"; then ok
+else bad "bench: insn_profile's pieces do not build cleanly: $(head -3 "$W/err")"; fi
+if [ -x "$W/ipr" ]; then
+	cat >"$W/ks" <<'KS'
+ffffffff81000000 T alpha
+ffffffff81000100 t beta
+ffffffffc0001000 t bpf_prog_0123456789abcdef_rs_ksession	[bpf]
+ffffffffc0002000 t bpf_trampoline_42	[bpf]
+KS
+	cat >"$W/pa" <<'PA'
+ffffffff81000000 4 10
+ffffffff81000010 6 10
+ffffffff81000100 2 5
+ffffffffc0001000 10 8
+ffffffffc0001020 3 2
+ffffffffc0002000 5 4
+401000 7 1
+PA
+	cat >"$W/pb" <<'PB'
+ffffffff81000000 4 10
+ffffffff81000100 2 15
+ffffffffc0002000 5 4
+PB
+	run "$W/ipr" total "$W/ks" "$W/pa" 10
+	[ "$RC" = 0 ] && [ "$OUT" = "22.3" ] && ok || bad "insn_profile_report total: $RC '$OUT', expected 22.3"
+	run "$W/ipr" calls "$W/ks" "$W/pa" 2
+	[ "$RC" = 0 ] && [ "$OUT" = "4.00" ] && ok || bad "insn_profile_report calls: $RC '$OUT', expected 4.00"
+	run "$W/ipr" top "$W/ks" "$W/pa" 10 2 3
+	want=$(printf '%s\n' '       10.0      5.0  alpha' '        8.6      4.3  prog:rs_ksession' '        2.0      1.0  bpf_trampoline')
+	[ "$RC" = 0 ] && [ "$OUT" = "$want" ] && ok || bad "insn_profile_report top: $RC '$OUT'"
+	run "$W/ipr" diff "$W/ks" "$W/pa" "$W/ks" "$W/pb" 10 2
+	want=$(printf '%s\n' '       -8.6     -4.3  prog:rs_ksession' '       -6.0     -3.0  alpha' '       +2.0     +1.0  beta' '       -0.7     -0.3  [user]')
+	[ "$RC" = 0 ] && [ "$OUT" = "$want" ] && ok || bad "insn_profile_report diff: $RC '$OUT'"
+	run "$W/ipr" blocks "$W/ks" "$W/pa" 2 rs_ksession
+	[ "$RC" = 0 ] && grep -qx 'prog:rs_ksession+0x0020 insns   3 execs     1.00 =      3.0' <<<"$OUT" &&
+		[ "$(tail -1 <<<"$OUT")" = "total 43.0" ] && ok || bad "insn_profile_report blocks: $RC '$OUT'"
+	printf 'ffffffff81000000 4\n' >"$W/pbad"
+	for c in "malformed line:total $W/ks $W/pbad 1" "cannot read:total $W/ks $W/none 1" \
+		"not a positive number:total $W/ks $W/pa 0" "no block of gamma:blocks $W/ks $W/pa 1 gamma"; do
+		# shellcheck disable=SC2086
+		run "$W/ipr" ${c#*:}
+		[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$(wc -l <<<"$ERR")" = 1 ] && grep -q "^insn_profile_report: ${c%%:*}" <<<"$ERR" &&
+			ok || bad "insn_profile_report ${c#*:}: exit $RC, stderr '$ERR'"
+	done
+fi
+
 echo "cli: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
