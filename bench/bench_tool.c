@@ -1,10 +1,18 @@
-/* bench_tool.c - the guest side of bench/record_overhead.sh, built static:
+/* bench_tool.c - the guest side of bench/record_overhead.sh and
+ * bench/insn_profile.sh, built static:
  *
- *   bench_tool loop fail|ok N   N openat() calls that fail (ENOENT, a missing
+ *   bench_tool loop fail|ok N [KSYMS_OUT]
+ *                               N openat() calls that fail (ENOENT, a missing
  *                               directory) or succeed (a tmpfs file, closed
  *                               again); prints "ns_per_syscall X" (wall
  *                               time) and "cpu_ns_per_syscall Y" (the
- *                               thread's own CPU time)
+ *                               thread's own CPU time). The loop runs
+ *                               between two calls of the marker
+ *                               rs_insn_mark(), at which
+ *                               bench/qemu_insn_plugin.c writes its counts;
+ *                               KSYMS_OUT: /proc/kallsyms copied there
+ *                               first (with the tracer attached: its
+ *                               programs are named there)
  *   bench_tool run CMD ARGS...  runs CMD and prints "wall_ms X maxrss_kb Y
  *                               bpf_map_kb Z cpu_ms C rc R": wall time, the
  *                               child's peak RSS and CPU time, user and
@@ -44,7 +52,36 @@ static long long thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int do_loop(const char *kind, long n)
+/* the marker: its own page, so that its address starts a block; a no-op */
+__attribute__((noinline, aligned(4096))) void rs_insn_mark(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	ssize_t k = 0;
+
+	if (in < 0 || out < 0) {
+		fprintf(stderr, "bench_tool: %s: %s\n", in < 0 ? from : to, strerror(errno));
+		return -1;
+	}
+	while ((k = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)k) != k) {
+			k = -1;
+			break;
+		}
+	close(in);
+	if (close(out) < 0 || k < 0) {
+		fprintf(stderr, "bench_tool: copying %s to %s failed\n", from, to);
+		return -1;
+	}
+	return 0;
+}
+
+static int do_loop(const char *kind, long n, const char *ksyms_out)
 {
 	const char *ok_path = "/tmp/bench_tool.file";
 	const char *bad_path = "/bench-tool-no-such-dir/file";
@@ -63,6 +100,9 @@ static int do_loop(const char *kind, long n)
 			return 1;
 		}
 	}
+	if (ksyms_out && copy_file("/proc/kallsyms", ksyms_out))
+		return 1;
+	rs_insn_mark();
 	t0 = now_ns();
 	c0 = thread_cpu_ns();
 	for (long i = 0; i < n; i++) {
@@ -81,6 +121,7 @@ static int do_loop(const char *kind, long n)
 	}
 	c0 = thread_cpu_ns() - c0;
 	t0 = now_ns() - t0;
+	rs_insn_mark();
 	printf("ns_per_syscall %.1f\n", (double)t0 / (double)n);
 	printf("cpu_ns_per_syscall %.1f\n", (double)c0 / (double)n);
 	return 0;
@@ -168,10 +209,10 @@ static int do_run(char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "loop") == 0)
-		return do_loop(argv[2], atol(argv[3]));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0)
+		return do_loop(argv[2], atol(argv[3]), argc == 5 ? argv[4] : NULL);
 	if (argc >= 3 && strcmp(argv[1], "run") == 0)
 		return do_run(argv + 2);
-	fprintf(stderr, "usage: bench_tool loop fail|ok N | bench_tool run CMD [ARGS...]\n");
+	fprintf(stderr, "usage: bench_tool loop fail|ok N [KSYMS_OUT] | bench_tool run CMD [ARGS...]\n");
 	return 2;
 }

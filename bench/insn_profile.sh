@@ -10,12 +10,12 @@
 # (1 instruction = 1 ns of guest time: the totals here are the guest-time
 # costs record_overhead.sh measures) and bench/qemu_insn_plugin.c, which
 # counts the instructions vCPU 0 runs per translation block. The workload,
-# bench/insn_workload.c, pinned to CPU 0, runs N openat() calls (failing and
-# succeeding paths, as record_overhead.sh's) between two runs of a marker
-# function, at which the plugin writes its counts; it copies /proc/kallsyms
-# first, with the tracer attached, so that every block is attributed to its
-# symbol: the kernel's functions, each BPF program (prog:NAME), the BPF
-# trampolines, user space.
+# record_overhead.sh's (bench/bench_tool.c loop, linked at a fixed address
+# here), pinned to CPU 0, runs N openat() calls (failing and succeeding
+# paths) between two runs of a marker function, at which the plugin writes
+# its counts; it copies /proc/kallsyms first, with the tracer attached, so
+# that every block is attributed to its symbol: the kernel's functions, each
+# BPF program (prog:NAME), the BPF trampolines, user space.
 #
 # Per path and configuration: instructions per syscall, per traced call
 # (traced calls per syscall: the runs of bench/kmulti_floor.c's empty
@@ -57,9 +57,9 @@ mkdir -p "$WORK/g" "$WORK/out" "$WORK/prof"
 CC="gcc -std=gnu11 -Wall -Wextra -O2"
 $CC -shared -fPIC -o "$WORK/qemu_insn_plugin.so" bench/qemu_insn_plugin.c
 $CC -o "$WORK/insn_profile_report" bench/insn_profile_report.c
-$CC -static -no-pie -Wl,-Ttext-segment=0x10000000 -o "$WORK/g/insn_workload" bench/insn_workload.c
+$CC -static -no-pie -Wl,-Ttext-segment=0x10000000 -o "$WORK/g/bench_tool" bench/bench_tool.c
 $CC -static -o "$WORK/g/kmulti_floor" bench/kmulti_floor.c
-MARK=$(nm "$WORK/g/insn_workload" | sed -n 's/^\([0-9a-f]*\) T rs_insn_mark$/0x\1/p')
+MARK=$(nm "$WORK/g/bench_tool" | sed -n 's/^\([0-9a-f]*\) T rs_insn_mark$/0x\1/p')
 [ -n "$MARK" ] || { echo "insn_profile: no rs_insn_mark in the workload" >&2; exit 1; }
 cp build/retsnoop-record "$WORK/g/"
 RSV="rs"
@@ -88,11 +88,11 @@ for path in $PATHS; do
 	floors="base kmulti bt-kprobe bt-fentry"
 	[ \$HAS_SESS = 1 ] && floors="\$floors ksess"
 	for cfg in \$floors; do
-		W="./insn_workload \$path $N /out/ksyms.\$k"
+		W="./bench_tool loop \$path $N /out/ksyms.\$k"
 		case \$cfg in
-		base) \$P \$W ;;
-		kmulti) \$P ./kmulti_floor "\$FUNCS" \$W ;;
-		ksess) \$P ./kmulti_floor -s "\$FUNCS" \$W ;;
+		base) \$P \$W >/dev/null ;;
+		kmulti) \$P ./kmulti_floor "\$FUNCS" \$W >/dev/null ;;
+		ksess) \$P ./kmulti_floor -s "\$FUNCS" \$W >/dev/null ;;
 		bt-kprobe) \$P bpftrace -e "\$kp { } \$kr { }" -c "\$W" >/dev/null 2>>/out/bpftrace.err ;;
 		bt-fentry) \$P bpftrace -e "\$kf { } \$kx { }" -c "\$W" >/dev/null 2>>/out/bpftrace.err ;;
 		esac || echo "\$path \$cfg failed" >>/out/failed
@@ -104,7 +104,7 @@ for path in $PATHS; do
 		K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) fl="-M -A";; MU) fl="-M -U";; *) continue;; esac
 		for v in $RSV; do
 			bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
-			\$P \$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- ./insn_workload \$path $N /out/ksyms.\$k \\
+			\$P \$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- ./bench_tool loop \$path $N /out/ksyms.\$k \\
 				>/dev/null 2>>/out/rs.err || echo "\$path \$v-\$m failed" >>/out/failed
 			echo "\$k \$path \$v-\$m" >>/out/runs
 			k=\$((k + 1))

@@ -394,7 +394,7 @@ RC=$? ERR=$(cat "$W/err")
 # rejects bad input with one line and exit 1
 CCW="gcc -std=gnu11 -Wall -Wextra -Werror -O2"
 if $CCW -shared -fPIC -o "$W/plugin.so" "$ROOT/bench/qemu_insn_plugin.c" 2>"$W/err" &&
-	$CCW -o "$W/workload" "$ROOT/bench/insn_workload.c" 2>>"$W/err" &&
+	$CCW -o "$W/workload" "$ROOT/bench/bench_tool.c" 2>>"$W/err" &&
 	$CCW -o "$W/ipr" "$ROOT/bench/insn_profile_report.c" 2>>"$W/err"; then ok
 else bad "bench: insn_profile's pieces do not build cleanly: $(head -3 "$W/err")"; fi
 if [ -x "$W/ipr" ]; then
