@@ -92,6 +92,68 @@ static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
 	bpf_program__set_autoload(s->progs.rs_task_exec, o->user_stacks);
 }
 
+/* the index of the one RS_CLONE_COOKIE_MAGIC immediate (bpf/retsnoop.bpf.c
+ * fentry_func_cookie) in v, or -1: none, or more than one (the program then
+ * looks its cookie up by address) */
+static long magic_at(const struct bpf_insn *v, size_t cnt)
+{
+	long at = -1;
+
+	for (size_t i = 0; i + 1 < cnt; i++) {
+		if (v[i].code != (BPF_LD | BPF_DW | BPF_IMM))
+			continue;
+		if (v[i].src_reg == 0 && (uint32_t)v[i].imm == (uint32_t)RS_CLONE_COOKIE_MAGIC &&
+		    (uint32_t)v[i + 1].imm == (uint32_t)(RS_CLONE_COOKIE_MAGIC >> 32)) {
+			if (at >= 0)
+				return -1;
+			at = (long)i;
+		}
+		i++;   /* the second half of the 16-byte instruction */
+	}
+	return at;
+}
+
+static bool ldimm_is(const struct bpf_insn *v, size_t cnt, long at, uint64_t val)
+{
+	return at >= 0 && (size_t)at + 1 < cnt && v[at].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+	       v[at].src_reg == 0 && (uint32_t)v[at].imm == (uint32_t)val &&
+	       (uint32_t)v[at + 1].imm == (uint32_t)(val >> 32);
+}
+
+static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
+{
+	v[at].imm = (int32_t)(uint32_t)val;
+	v[at + 1].imm = (int32_t)(uint32_t)(val >> 32);
+}
+
+/* before load: the fentry templates, attached to function 0, get its
+ * cookie as the immediate, so that no call of it looks the cookie up */
+static int templates_cookie(struct tracer *t, const struct selection *sel)
+{
+	struct bpf_program *tmpl[2] = { t->skel->progs.rs_fentry, t->fexit };
+	uint64_t cookie0 = RS_FUNC_COOKIE(0, sel->v[0].flags);
+
+	for (int k = 0; k < 2; k++) {
+		size_t cnt = bpf_program__insn_cnt(tmpl[k]);
+		struct bpf_insn *v;
+		int err;
+
+		t->cookie_at[k] = magic_at(bpf_program__insns(tmpl[k]), cnt);
+		if (t->cookie_at[k] < 0)
+			continue;
+		v = malloc(cnt * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memcpy(v, bpf_program__insns(tmpl[k]), cnt * sizeof(*v));
+		ldimm_set(v, t->cookie_at[k], cookie0);
+		err = bpf_program__set_insns(tmpl[k], v, cnt);   /* libbpf copies them */
+		free(v);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
 		size_t errlen)
@@ -102,6 +164,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	memset(t, 0, sizeof(*t));
 	t->mode = mode;
 	t->session_fd = -1;
+	t->cookie_at[0] = t->cookie_at[1] = -1;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	s = retsnoop_bpf__open();
 	if (!s) {
@@ -178,6 +241,10 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	if (mode == ATTACH_FENTRY) {
 		bpf_program__set_attach_target(s->progs.rs_fentry, 0, sel->v[0].name);
 		bpf_program__set_attach_target(t->fexit, 0, sel->v[0].name);
+		if ((e = templates_cookie(t, sel))) {
+			snprintf(err, errlen, "preparing the fentry templates failed: %s", strerror(-e));
+			return -1;
+		}
 	}
 	probe_skel_setup(s, o);
 	if (retsnoop_bpf__load(s)) {
@@ -589,50 +656,40 @@ static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size
 	return 0;
 }
 
-/* the template's instructions with the function's cookie in place of
- * RS_CLONE_COOKIE_MAGIC (bpf/retsnoop.bpf.c fentry_func_cookie); NULL when
- * out of memory. Without the immediate the clone looks its cookie up. */
-static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, uint64_t cookie)
+/* a clone's instructions: the loaded template's, with the function's
+ * cookie in place of function 0's (templates_cookie); NULL when out of
+ * memory, or (EINVAL) when the immediate is not where it was before load */
+static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uint64_t cookie0,
+				    uint64_t cookie)
 {
-	const struct bpf_insn *src = bpf_program__insns(tmpl);
 	size_t cnt = bpf_program__insn_cnt(tmpl);
-	struct bpf_insn *v = malloc(cnt * sizeof(*v));
-	size_t at = cnt;
+	struct bpf_insn *v;
 
-	if (!v)
+	if (at >= 0 && !ldimm_is(bpf_program__insns(tmpl), cnt, at, cookie0)) {
+		errno = EINVAL;
 		return NULL;
-	memcpy(v, src, cnt * sizeof(*v));
-	for (size_t i = 0; i + 1 < cnt; i++) {
-		if (v[i].code != (BPF_LD | BPF_DW | BPF_IMM))
-			continue;
-		if (v[i].src_reg == 0 && (uint32_t)v[i].imm == (uint32_t)RS_CLONE_COOKIE_MAGIC &&
-		    (uint32_t)v[i + 1].imm == (uint32_t)(RS_CLONE_COOKIE_MAGIC >> 32)) {
-			if (at != cnt) {   /* more than one: leave them, the lookup works */
-				at = cnt;
-				break;
-			}
-			at = i;
-		}
-		i++;   /* the second half of the 16-byte instruction */
 	}
-	if (at < cnt) {
-		v[at].imm = (int32_t)(uint32_t)cookie;
-		v[at + 1].imm = (int32_t)(uint32_t)(cookie >> 32);
+	v = malloc(cnt * sizeof(*v));
+	if (!v) {
+		errno = ENOMEM;
+		return NULL;
 	}
+	memcpy(v, bpf_program__insns(tmpl), cnt * sizeof(*v));
+	if (at >= 0)
+		ldimm_set(v, at, cookie);
 	return v;
 }
 
-static int clone_attach(struct bpf_program *tmpl, enum bpf_attach_type type, int btf_id,
-			uint64_t cookie, bool with_btf, int *prog_fd, int *link_fd)
+static int clone_attach(struct bpf_program *tmpl, long at, uint64_t cookie0,
+			enum bpf_attach_type type, int btf_id, uint64_t cookie, bool with_btf,
+			int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
-	struct bpf_insn *insns = clone_insns(tmpl, cookie);
+	struct bpf_insn *insns = clone_insns(tmpl, at, cookie0, cookie);
 	struct clone_btf cb = { .btf_fd = -1 };
 
-	if (!insns) {
-		errno = ENOMEM;
+	if (!insns)
 		return -1;
-	}
 	/* -A, deferred stacks: the template's function info, so that its
 	 * global functions are verified once each, not inlined into every path */
 	if (with_btf && !clone_btf_get(tmpl, insns, bpf_program__insn_cnt(tmpl), &cb)) {
@@ -663,6 +720,7 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 {
 	struct bpf_program *pe = t->skel->progs.rs_fentry, *px = t->fexit;
 	uint64_t cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
+	uint64_t cookie0 = RS_FUNC_COOKIE(0, sel->v[0].flags);
 	int pfx, lfx, pfe, lfe, e;
 
 	if (i == 0) {
@@ -681,10 +739,10 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		push_link(t, le);
 		return 0;
 	}
-	if (clone_attach(px, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
+	if (clone_attach(px, t->cookie_at[1], cookie0, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
 			 t->skel->rodata->defer_stacks, &pfx, &lfx))
 		return -1;
-	if (clone_attach(pe, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
+	if (clone_attach(pe, t->cookie_at[0], cookie0, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
 			 t->skel->rodata->capture_args, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);

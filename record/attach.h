@@ -28,6 +28,10 @@ struct tracer {
 	bool session;             /* -M as one kprobe.session link */
 	struct bpf_program *fexit;   /* fentry mode: the fexit template loaded (rs_fexit or
 				      * rs_fexit_cast) */
+	long cookie_at[2];        /* fentry mode: the index of the cookie's immediate in
+				   * rs_fentry's and the fexit template's instructions
+				   * (function 0's there, patched per clone), or -1: none,
+				   * the programs look their cookie up by address */
 	int session_fd;           /* its link, else -1 */
 	size_t attached, failed;
 	uint64_t attach_ns, detach_ns;
