@@ -29,6 +29,8 @@ const volatile __u32 nr_funcs = 1;
 const volatile __u32 max_fstack_depth = RS_MAX_FSTACK_DEPTH;   /* -C bpf.max-depth */
 const volatile bool defer_stacks = false;    /* bpf/stack_defer.bpf.h */
 const volatile __u32 ipc_bits = 1;            /* ip_cookies has 1 << ipc_bits slots */
+const volatile __u32 ipc_mask = 1;            /* (1 << ipc_bits) - 1 */
+const volatile __u32 ipc_shift = 63;          /* 64 - ipc_bits: RS_IPC_SLOT's shift */
 const volatile __u64 wake_bytes = 1;          /* wake the reader early past this much data */
 const volatile bool lean_calls = false;      /* none of -A, -I, -S, -B: a call inside a
 					      * session only pushes and pops its frame,
@@ -276,12 +278,10 @@ static __always_inline void guard_exit(struct cpu_state *c)
 static __always_inline struct session *session_cached(struct cpu_state *c, u64 task)
 {
 	struct session *s;
-	u32 slot;
 
 	if (c->task != task)
 		return NULL;
-	slot = c->slot;
-	s = bpf_map_lookup_elem(&sess_slots, &slot);
+	s = bpf_map_lookup_elem(&sess_slots, &c->slot);   /* the key read in place */
 	if (!s || s->owner != task)
 		return NULL;
 	return s;
@@ -956,13 +956,15 @@ static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
 	u32 id = (u32)cookie, d;
 	struct session *s;
 
-	if (!lean_calls || id >= nr_funcs)
+	/* id: a traced function's (the front ends pass no other; the
+	 * recorder keeps max_fstack_depth <= RS_MAX_FSTACK_DEPTH) */
+	if (!lean_calls)
 		return false;
 	s = session_cached(c, bpf_get_current_task());
 	if (!s || s->defunct || s->overflow_depth)
 		return false;
 	d = s->depth;
-	if (d >= max_fstack_depth || d >= RS_MAX_FSTACK_DEPTH)
+	if (d >= max_fstack_depth)
 		return false;
 	/* an error chain about to be overwritten is saved (as in handle_entry;
 	 * no -I snapshot here: lean_calls) */
@@ -988,14 +990,16 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 	struct rs_frame *f;
 	u64 now, lat = 0;
 
-	if (!lean_calls || id >= nr_funcs)
+	if (!lean_calls)   /* id: as in fast_entry */
 		return false;
 	s = session_cached(c, bpf_get_current_task());
 	if (!s || s->overflow_depth)
 		return false;
 	d = s->depth;
-	/* depth 1: the entry function's exit ends the session */
-	if (d < 2 || d > RS_MAX_FSTACK_DEPTH)
+	/* depth 1: the entry function's exit ends the session (a depth is
+	 * never above max_fstack_depth <= RS_MAX_FSTACK_DEPTH: FIDX bounds
+	 * the index for the verifier) */
+	if (d < 2)
 		return false;
 	d--;
 	f = &s->frames[FIDX(d)];
@@ -1235,7 +1239,9 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 {
 	u64 ip = bpf_get_func_ip(ctx);
-	u32 k = RS_IPC_SLOT(ip, ipc_bits);   /* < 1 << ipc_bits: the first probe needs no mask */
+	/* RS_IPC_SLOT(ip, ipc_bits), its shift precomputed; < 1 << ipc_bits:
+	 * the first probe needs no mask */
+	u32 k = (u32)((ip * 0x9e3779b97f4a7c15ULL) >> ipc_shift);
 
 	for (u32 i = 0; i < RS_IPC_PROBES; i++) {
 		struct rs_ip_cookie *c = bpf_map_lookup_elem(&ip_cookies, &k);
@@ -1244,7 +1250,7 @@ static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 			break;
 		if (c->ip == ip)
 			return c->cookie;
-		k = (k + 1) & ((1U << ipc_bits) - 1);
+		k = (k + 1) & ipc_mask;
 	}
 	return bpf_get_attach_cookie(ctx);
 }
@@ -1282,19 +1288,22 @@ extern __u64 *bpf_session_cookie(void) __ksym __weak;
 SEC("kprobe.multi")
 int rs_ksession(struct pt_regs *ctx)
 {
+	struct cpu_state *c;
+	u64 *sc, cookie;
+
+	/* not ready: an entry's 1 skips its exit (an exit's value is not read) */
+	if (!ready)
+		return 1;
+	c = cpu_state_get();
+	if (!c)
+		return 1;
 	/* the call's own 8 bytes, from its entry to its exit: the function's
 	 * cookie, so that the exit needs no ip_cookies lookup */
-	u64 *sc = bpf_session_cookie();
-	struct cpu_state *c = cpu_state_get();
-	u64 cookie;
-
+	sc = bpf_session_cookie();
 	if (bpf_session_is_return()) {
-		if (ready && c)
-			on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
+		on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
 		return 0;
 	}
-	if (!ready || !c)
-		return 1;
 	cookie = multi_cookie(ctx);
 	*sc = cookie;
 	return on_entry(ctx, c, cookie) ? 0 : 1;
@@ -1320,9 +1329,14 @@ int rs_kexit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* the function's cookie, or one with an id no function has: a clone has
- * it as an immediate (RS_CLONE_COOKIE_MAGIC replaced; the verifier then
- * drops the lookup), the template looks it up by address */
+#define NO_COOKIE ((u64)-1)
+
+/* the function's cookie, else NO_COOKIE (the front ends skip the call: the
+ * fast paths take any id as a traced function's): a clone and (through
+ * function 0's) the templates have it as an immediate
+ * (RS_CLONE_COOKIE_MAGIC replaced; the verifier then drops the lookup and
+ * the NO_COOKIE test), a program with more than one such immediate looks
+ * it up by address */
 static __always_inline u64 fentry_func_cookie(void *ctx)
 {
 	u64 ip, *c, k;
@@ -1334,30 +1348,31 @@ static __always_inline u64 fentry_func_cookie(void *ctx)
 		return k;
 	ip = bpf_get_func_ip(ctx);
 	c = bpf_map_lookup_elem(&ip_to_id, &ip);
-	return c ? *c : (u32)-1;
+	return c ? *c : NO_COOKIE;
 }
 
 SEC("fentry")
 int rs_fentry(u64 *ctx)
 {
+	u64 cookie = fentry_func_cookie(ctx);
 	struct cpu_state *c;
 
-	if (!ready || !(c = guard_enter()))
+	if (!ready || cookie == NO_COOKIE || !(c = guard_enter()))
 		return 0;
-	on_entry(ctx, c, fentry_func_cookie(ctx));
+	on_entry(ctx, c, cookie);
 	guard_exit(c);
 	return 0;
 }
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
+	u64 ret = 0, cookie = fentry_func_cookie(ctx);
 	struct cpu_state *c;
-	u64 ret = 0;
 
-	if (!ready || !(c = guard_enter()))
+	if (!ready || cookie == NO_COOKIE || !(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	on_exit(ctx, c, fentry_func_cookie(ctx), (s64)ret, kctx);
+	on_exit(ctx, c, cookie, (s64)ret, kctx);
 	guard_exit(c);
 	return 0;
 }

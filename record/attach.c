@@ -223,6 +223,8 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 		while (bits < 24 && (1ULL << bits) < 2ULL * sel->n)
 			bits++;
 		s->rodata->ipc_bits = bits;
+		s->rodata->ipc_mask = (1U << bits) - 1;
+		s->rodata->ipc_shift = 64 - bits;
 		bpf_map__set_max_entries(s->maps.ip_cookies, 1U << bits);
 	}
 
