@@ -448,6 +448,10 @@ static int load_and_attach(struct recorder *r)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
 			r->tr.attached, r->tr.failed, tracer_mode_name(&r->tr),
 			(unsigned long long)(r->tr.attach_ns / 1000000));
+	else if (r->tr.failed)   /* calls of those go untraced: never silently */
+		fprintf(r->log, "%s: warning: %zu of %zu functions could not be attached with %s "
+			"(-v names them); their calls are not traced\n", r->prog, r->tr.failed,
+			r->tr.attached + r->tr.failed, tracer_mode_name(&r->tr));
 	return 0;
 }
 

@@ -159,6 +159,13 @@ run notrace \$R -e "\$NT" -o /out/notrace.rsr -- true
 run notrace-K \$R -K -e "\$NT" -o /out/notrace-K.rsr -- true
 run notrace-v \$R -v -e "\$NT" -o /out/notrace-v.rsr -- true
 run notrace-a \$R -v -e __x64_sys_openat -a "\$NT" -o /out/notrace-a.rsr -- ./simfail open-missing
+# a function single kprobes cannot attach (on the kprobe blacklist, yet in
+# available_filter_functions): -K records the rest, and says so without -v
+KB=\$(awk 'NR == FNR { b[\$2] = 1; next } (\$1 in b) && \$1 ~ /^[a-z][a-z0-9_]*\$/ { print \$1; exit }' \
+	/sys/kernel/debug/kprobes/blacklist /sys/kernel/tracing/available_filter_functions)
+echo "\$KB" >/out/attachfail.name
+run attachfail \$R -K -e __x64_sys_openat -a "\$KB" -o /out/attachfail.rsr -- ./simfail open-missing
+run attachfail-v \$R -K -v -e __x64_sys_openat -a "\$KB" -o /out/attachfail-v.rsr -- ./simfail open-missing
 dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -405,6 +412,16 @@ check "exact, not traceable: -v says kprobe.multi refused, then the full path's 
 check "exact, not traceable as -a: the full path's warning, recorded (exit $(cat "$OUT/notrace-a.rc"))" \
 	grep -q "^retsnoop-record: warning: allow glob '$nt' matches 1 kallsyms function(s) but none is traceable (.*); ignored\$" "$OUT/notrace-a.err"
 check "exact, not traceable as -a: the other function is recorded" grep -Eq '\[-ENOENT\] +__x64_sys_openat' <(rep "$OUT/notrace-a.rsr")
+
+kb=$(cat "$OUT/attachfail.name" 2>/dev/null)
+check "attach failure ($kb, on the kprobe blacklist): -K records the rest (exit $(cat "$OUT/attachfail.rc"), the workload's)" \
+	bash -c '[ -n "$1" ] && [ "$(cat "$2/attachfail.rc")" = "$(cat "$2/notrace-a.rc")" ] && [ -s "$2/attachfail.rsr" ]' _ "$kb" "$OUT"
+check "attach failure: one warning line without -v, naming the count" \
+	grep -qx 'retsnoop-record: warning: 1 of 2 functions could not be attached with kprobe (-v names them); their calls are not traced' "$OUT/attachfail.err"
+check "attach failure: -v names the function instead" \
+	bash -c 'grep -q "^Function '"'"'$1'"'"' could not be attached: " "$2" && ! grep -q "warning: 1 of 2" "$2"' _ "$kb" "$OUT/attachfail-v.err"
+check "attach failure: the attached function is recorded" grep -Eq '\[-ENOENT\] +__x64_sys_openat' <(rep "$OUT/attachfail.rsr")
+check "attach failure: info counts it" grep -Eq '^Attach: +1 attached, 1 failed' <(rep info "$OUT/attachfail.rsr")
 
 check "guest dmesg has no WARNING/BUG/Oops" bash -c "! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
 
