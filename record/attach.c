@@ -154,6 +154,31 @@ static int templates_cookie(struct tracer *t, const struct selection *sel)
 	return 0;
 }
 
+/* the programs the mode loads; fentry's templates attach to function 0
+ * and carry its cookie (templates_cookie); a negative errno on failure */
+static int set_programs(struct tracer *t, const struct selection *sel, bool rdonly_cast)
+{
+	struct retsnoop_bpf *s = t->skel;
+	bool multi = t->mode == ATTACH_KPROBE_MULTI, fentry = t->mode == ATTACH_FENTRY;
+
+	bpf_program__set_autoload(s->progs.rs_kentry_multi, multi && !t->session);
+	bpf_program__set_autoload(s->progs.rs_kexit_multi, multi && !t->session);
+	bpf_program__set_autoload(s->progs.rs_ksession, t->session);
+	if (t->session)
+		bpf_program__set_expected_attach_type(s->progs.rs_ksession, RS_BPF_TRACE_KPROBE_SESSION);
+	bpf_program__set_autoload(s->progs.rs_kentry, t->mode == ATTACH_KPROBE);
+	bpf_program__set_autoload(s->progs.rs_kexit, t->mode == ATTACH_KPROBE);
+	bpf_program__set_autoload(s->progs.rs_fentry, fentry);
+	t->fexit = rdonly_cast ? s->progs.rs_fexit_cast : s->progs.rs_fexit;
+	bpf_program__set_autoload(s->progs.rs_fexit, fentry && !rdonly_cast);
+	bpf_program__set_autoload(s->progs.rs_fexit_cast, fentry && rdonly_cast);
+	if (!fentry)
+		return 0;
+	bpf_program__set_attach_target(s->progs.rs_fentry, 0, sel->v[0].name);
+	bpf_program__set_attach_target(t->fexit, 0, sel->v[0].name);
+	return templates_cookie(t, sel);
+}
+
 int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
 		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
 		size_t errlen)
@@ -229,24 +254,9 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	}
 
 	args_capture_preload(s, o, sel->n);
-	bpf_program__set_autoload(s->progs.rs_kentry_multi, mode == ATTACH_KPROBE_MULTI && !t->session);
-	bpf_program__set_autoload(s->progs.rs_kexit_multi, mode == ATTACH_KPROBE_MULTI && !t->session);
-	bpf_program__set_autoload(s->progs.rs_ksession, t->session);
-	if (t->session)
-		bpf_program__set_expected_attach_type(s->progs.rs_ksession, RS_BPF_TRACE_KPROBE_SESSION);
-	bpf_program__set_autoload(s->progs.rs_kentry, mode == ATTACH_KPROBE);
-	bpf_program__set_autoload(s->progs.rs_kexit, mode == ATTACH_KPROBE);
-	bpf_program__set_autoload(s->progs.rs_fentry, mode == ATTACH_FENTRY);
-	t->fexit = rdonly_cast ? s->progs.rs_fexit_cast : s->progs.rs_fexit;
-	bpf_program__set_autoload(s->progs.rs_fexit, mode == ATTACH_FENTRY && !rdonly_cast);
-	bpf_program__set_autoload(s->progs.rs_fexit_cast, mode == ATTACH_FENTRY && rdonly_cast);
-	if (mode == ATTACH_FENTRY) {
-		bpf_program__set_attach_target(s->progs.rs_fentry, 0, sel->v[0].name);
-		bpf_program__set_attach_target(t->fexit, 0, sel->v[0].name);
-		if ((e = templates_cookie(t, sel))) {
-			snprintf(err, errlen, "preparing the fentry templates failed: %s", strerror(-e));
-			return -1;
-		}
+	if ((e = set_programs(t, sel, rdonly_cast))) {
+		snprintf(err, errlen, "preparing the fentry templates failed: %s", strerror(-e));
+		return -1;
 	}
 	probe_skel_setup(s, o);
 	if (retsnoop_bpf__load(s)) {
