@@ -92,6 +92,14 @@ static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
 	bpf_program__set_autoload(s->progs.rs_task_exec, o->user_stacks);
 }
 
+/* whether v[at] is a 16-byte immediate load of val */
+static bool ldimm_is(const struct bpf_insn *v, size_t cnt, long at, uint64_t val)
+{
+	return at >= 0 && (size_t)at + 1 < cnt && v[at].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+	       v[at].src_reg == 0 && (uint32_t)v[at].imm == (uint32_t)val &&
+	       (uint32_t)v[at + 1].imm == (uint32_t)(val >> 32);
+}
+
 /* the index of the one RS_CLONE_COOKIE_MAGIC immediate (bpf/retsnoop.bpf.c
  * fentry_func_cookie) in v, or -1: none, or more than one (the program then
  * looks its cookie up by address) */
@@ -102,8 +110,7 @@ static long magic_at(const struct bpf_insn *v, size_t cnt)
 	for (size_t i = 0; i + 1 < cnt; i++) {
 		if (v[i].code != (BPF_LD | BPF_DW | BPF_IMM))
 			continue;
-		if (v[i].src_reg == 0 && (uint32_t)v[i].imm == (uint32_t)RS_CLONE_COOKIE_MAGIC &&
-		    (uint32_t)v[i + 1].imm == (uint32_t)(RS_CLONE_COOKIE_MAGIC >> 32)) {
+		if (ldimm_is(v, cnt, (long)i, RS_CLONE_COOKIE_MAGIC)) {
 			if (at >= 0)
 				return -1;
 			at = (long)i;
@@ -111,13 +118,6 @@ static long magic_at(const struct bpf_insn *v, size_t cnt)
 		i++;   /* the second half of the 16-byte instruction */
 	}
 	return at;
-}
-
-static bool ldimm_is(const struct bpf_insn *v, size_t cnt, long at, uint64_t val)
-{
-	return at >= 0 && (size_t)at + 1 < cnt && v[at].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-	       v[at].src_reg == 0 && (uint32_t)v[at].imm == (uint32_t)val &&
-	       (uint32_t)v[at + 1].imm == (uint32_t)(val >> 32);
 }
 
 static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
