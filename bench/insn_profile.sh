@@ -40,6 +40,8 @@
 #        window: ksyms.K, prof/prof.(2K+1); runs lists K PATH CONFIG))
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/openat_funcs.sh
+. bench/openat_funcs.sh
 N=${N:-1000}
 CONFIGS=${CONFIGS:-M Mpair K F MT}
 PATHS=${PATHS:-fail ok}
@@ -71,9 +73,7 @@ cat >"$WORK/g/guest.sh" <<EOF
 cd "\$(dirname "\$0")"
 AFF=/sys/kernel/tracing/available_filter_functions
 FUNCS=""; ra=""; kp=""; kr=""; kf=""; kx=""
-for f in __x64_sys_openat do_sys_openat2 getname_flags getname do_filp_open path_openat \\
-	alloc_empty_file init_file path_init link_path_walk walk_component lookup_fast \\
-	step_into may_open vfs_open do_dentry_open complete_walk terminate_walk putname; do
+for f in $OPENAT_FUNCS; do
 	grep -qx "\$f" \$AFF || continue
 	FUNCS="\$FUNCS \$f"
 	kp="\$kp\${kp:+,}kprobe:\$f"; kr="\$kr\${kr:+,}kretprobe:\$f"
@@ -132,6 +132,16 @@ ks() { echo "$WORK/out/ksyms.$1"; }
 pf() { echo "$WORK/prof/prof.$((2 * $1 + 1))"; }
 win() { awk -v p="$1" -v c="$2" '$2 == p && $3 == c { print $1 }' "$WORK/out/runs"; }
 has_sess=$(awk '{print $2}' "$WORK/out/kernel")
+# the floor a configuration is measured against (as record_overhead.sh's);
+# nothing for a floor itself
+floor_of() {
+	case $1 in
+	*-Mpair) echo kmulti ;;
+	*-M|*-MT|*-MA|*-MU) if [ "$has_sess" = 1 ]; then echo ksess; else echo kmulti; fi ;;
+	*-K) echo bt-kprobe ;;
+	*-F) echo bt-fentry ;;
+	esac
+}
 
 echo "instructions counted on vCPU 0 (qemu TCG, -icount shift=0: 1 instruction = 1 ns of guest time); N=$N syscalls per window"
 for path in $PATHS; do
@@ -147,16 +157,8 @@ for path in $PATHS; do
 		[ "$cfg" = base ] && continue
 		t=$("$R" total "$(ks "$k")" "$(pf "$k")" "$N")
 		pc=$(per_call "$t")
-		case $cfg in
-		kmulti|ksess|bt-kprobe|bt-fentry) fl=$cfg ;;
-		*-M|*-MT|*-MA|*-MU) if [ "$has_sess" = 1 ]; then fl=ksess; else fl=kmulti; fi ;;
-		*-Mpair) fl=kmulti ;;
-		*-K) fl=bt-kprobe ;;
-		*-F) fl=bt-fentry ;;
-		*) fl="" ;;
-		esac
-		ratio="-"
-		if [ "$fl" != "$cfg" ]; then
+		fl=$(floor_of "$cfg")
+		if [ -n "$fl" ]; then
 			kf=$(win "$path" "$fl")
 			fpc=$(per_call "$("$R" total "$(ks "$kf")" "$(pf "$kf")" "$N")")
 			ratio=$(awk -v a="$pc" -v b="$fpc" 'BEGIN { printf "%.2fx", a / b }')
@@ -167,10 +169,8 @@ for path in $PATHS; do
 	done <"$WORK/out/runs"
 	while read -r k p cfg; do
 		[ "$p" = "$path" ] || continue
-		case $cfg in rs-*|rs0-*) ;; *) continue ;; esac
-		case $cfg in
-		*-Mpair) fl=kmulti ;; *-M|*-MT|*-MA|*-MU) if [ "$has_sess" = 1 ]; then fl=ksess; else fl=kmulti; fi ;;
-		*-K) fl=bt-kprobe ;; *-F) fl=bt-fentry ;; esac
+		fl=$(floor_of "$cfg")
+		[ -n "$fl" ] || continue
 		kf=$(win "$path" "$fl")
 		echo
 		echo "$path $cfg minus $fl: instructions per syscall, per traced call"

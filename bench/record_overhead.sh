@@ -56,6 +56,8 @@
 #        ratios; a "rep movsb" counts one instruction per byte))
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/openat_funcs.sh
+. bench/openat_funcs.sh
 N=${N:-20000}
 RUNS=${RUNS:-3}
 SIZES=${SIZES-1000 10000}
@@ -87,9 +89,7 @@ AFF=/sys/kernel/tracing/available_filter_functions
 res() { echo "\$*" >>/out/res; echo "bench: done \$*" >/dev/kmsg 2>/dev/null; }   # kmsg: what ran last, if the guest dies
 # the traced set: the entry and the VFS functions of an openat that exist here
 FUNCS=""
-for f in __x64_sys_openat do_sys_openat2 getname_flags getname do_filp_open path_openat \\
-	alloc_empty_file init_file path_init link_path_walk walk_component lookup_fast \\
-	step_into may_open vfs_open do_dentry_open complete_walk terminate_walk putname; do
+for f in $OPENAT_FUNCS; do
 	grep -qx "\$f" \$AFF && FUNCS="\$FUNCS \$f"
 done
 res funcs \$FUNCS

@@ -22,6 +22,8 @@
 #        BASE=older/retsnoop-record: its programs measured too, as rs0-*)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/openat_funcs.sh
+. bench/openat_funcs.sh
 N=${N:-5000}
 RUNS=${RUNS:-3}
 PARTS=${PARTS:-progs reads startup perf}
@@ -51,9 +53,7 @@ AFF=/sys/kernel/tracing/available_filter_functions
 res() { echo "\$*" >>/out/res; }
 res clocksource \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 FUNCS=""
-for f in __x64_sys_openat do_sys_openat2 getname_flags getname do_filp_open path_openat \\
-	alloc_empty_file init_file path_init link_path_walk walk_component lookup_fast \\
-	step_into may_open vfs_open do_dentry_open complete_walk terminate_walk putname; do
+for f in $OPENAT_FUNCS; do
 	grep -qx "\$f" \$AFF && FUNCS="\$FUNCS \$f"
 done
 kp=""; kr=""; kf=""; kx=""; ra=""
