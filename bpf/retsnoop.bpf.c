@@ -159,13 +159,6 @@ struct {
 } rb SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);           /* fentry mode: function address -> RS_FUNC_COOKIE */
-	__type(key, u64);
-	__type(value, u64);
-} ip_to_id SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 2);           /* kprobe.multi: 1 << ipc_bits (recorder) */
 	__type(key, u32);
@@ -1329,35 +1322,25 @@ int rs_kexit(struct pt_regs *ctx)
 	return 0;
 }
 
-#define NO_COOKIE ((u64)-1)
-
-/* the function's cookie, else NO_COOKIE (the front ends skip the call: the
- * fast paths take any id as a traced function's): a clone and (through
- * function 0's) the templates have it as an immediate
- * (RS_CLONE_COOKIE_MAGIC replaced; the verifier then drops the lookup and
- * the NO_COOKIE test), a program with more than one such immediate looks
- * it up by address */
-static __always_inline u64 fentry_func_cookie(void *ctx)
+/* the function's cookie: the recorder puts it in place of
+ * RS_CLONE_COOKIE_MAGIC, the only such immediate, before each clone's (and
+ * the templates', function 0's) load (record/attach.c); a program where it
+ * is not found is not loaded */
+static __always_inline u64 fentry_func_cookie(void)
 {
-	u64 ip, *c, k;
+	u64 k;
 
 	asm volatile("%0 = %1 ll" : "=r"(k) : "i"(RS_CLONE_COOKIE_MAGIC));
-	/* the high half only: a 32-bit compare, so the magic appears once in the
-	 * code (a cookie's high half is its flags, never this) */
-	if ((k >> 32) != (RS_CLONE_COOKIE_MAGIC >> 32))
-		return k;
-	ip = bpf_get_func_ip(ctx);
-	c = bpf_map_lookup_elem(&ip_to_id, &ip);
-	return c ? *c : NO_COOKIE;
+	return k;
 }
 
 SEC("fentry")
 int rs_fentry(u64 *ctx)
 {
-	u64 cookie = fentry_func_cookie(ctx);
+	u64 cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
-	if (!ready || cookie == NO_COOKIE || !(c = guard_enter()))
+	if (!ready || !(c = guard_enter()))
 		return 0;
 	on_entry(ctx, c, cookie);
 	guard_exit(c);
@@ -1366,10 +1349,10 @@ int rs_fentry(u64 *ctx)
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 ret = 0, cookie = fentry_func_cookie(ctx);
+	u64 ret = 0, cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
-	if (!ready || cookie == NO_COOKIE || !(c = guard_enter()))
+	if (!ready || !(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
 	on_exit(ctx, c, cookie, (s64)ret, kctx);

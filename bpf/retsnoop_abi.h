@@ -42,7 +42,7 @@ enum rs_func_flags {
 
 /* what the BPF side knows of a traced function: its id (index into the
  * traced-function table) and its enum rs_func_flags, as one BPF cookie
- * (kprobe modes) or ip_to_id value (fentry) */
+ * (kprobe modes) or immediate (fentry: RS_CLONE_COOKIE_MAGIC) */
 #define RS_FUNC_COOKIE(id, flags) (((rs_u64)(flags) << 32) | (rs_u32)(id))
 
 /* kprobe.multi mode: the cookies again, in an open-addressing table
@@ -67,9 +67,9 @@ struct rs_func_range {
 };
 #define RS_IPC_SLOT(ip, bits) ((rs_u32)(((rs_u64)(ip) * 0x9e3779b97f4a7c15ULL) >> (64 - (bits))))
 
-/* fentry mode: each function's clone of the fentry/fexit template gets its
- * cookie in place of this 64-bit immediate (record/attach.c); the template
- * itself keeps it and looks its cookie up by address (ip_to_id) */
+/* fentry mode: each function's clone of the fentry/fexit template, and the
+ * templates themselves (function 0's), get its cookie in place of this
+ * 64-bit immediate (record/attach.c), which appears once in each */
 #define RS_CLONE_COOKIE_MAGIC 0x5e7c00c1e5eed5a1ULL
 
 enum rs_rec_type {

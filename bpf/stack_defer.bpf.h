@@ -390,17 +390,23 @@ static __always_inline u32 fexit_ancestor_of(const struct ancestors *an, u64 ip)
 __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u64 caller)
 {
 	struct ancestors an = {};
-	u32 slot = slot_n & 1, n = slot_n >> 1, a;
+	u32 slot = slot_n & 1, n = slot_n >> 1, a = 1;
+	struct rs_func_range *r;
 	u64 *ks;
 
 	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
 		return 0;
-	ancestors_of(s, d, &an);
-	/* into an ancestor's trampoline: that ancestor tail-called this
-	 * function, whose return goes on through the ancestor's exit */
-	a = fexit_ancestor_of(&an, caller);
-	if (!a)
-		return 0;
+	/* the common case first, one range looked up: a return into the
+	 * parent's code (what fexit_ancestor_of finds first) */
+	r = frame_range(s, d - 1);
+	if (!r || caller < r->start || caller >= r->end) {
+		ancestors_of(s, d, &an);
+		/* into an ancestor's trampoline: that ancestor tail-called
+		 * this function, whose return goes on through its exit */
+		a = fexit_ancestor_of(&an, caller);
+		if (!a)
+			return 0;
+	}
 	ks = s->kstack[slot];
 	ks[KIDX(n)] = site;
 	ks[KIDX(n + 1)] = caller;

@@ -101,8 +101,7 @@ static bool ldimm_is(const struct bpf_insn *v, size_t cnt, long at, uint64_t val
 }
 
 /* the index of the one RS_CLONE_COOKIE_MAGIC immediate (bpf/retsnoop.bpf.c
- * fentry_func_cookie) in v, or -1: none, or more than one (the program then
- * looks its cookie up by address) */
+ * fentry_func_cookie) in v, or -1: none, or more than one */
 static long magic_at(const struct bpf_insn *v, size_t cnt)
 {
 	long at = -1;
@@ -127,7 +126,8 @@ static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
 }
 
 /* before load: the fentry templates, attached to function 0, get its
- * cookie as the immediate, so that no call of it looks the cookie up */
+ * cookie as the immediate (each clone then its own, clone_insns); -EINVAL
+ * when a template has not exactly one (a BPF object built wrong) */
 static int templates_cookie(struct tracer *t, const struct selection *sel)
 {
 	struct bpf_program *tmpl[2] = { t->skel->progs.rs_fentry, t->fexit };
@@ -140,7 +140,7 @@ static int templates_cookie(struct tracer *t, const struct selection *sel)
 
 		t->cookie_at[k] = magic_at(bpf_program__insns(tmpl[k]), cnt);
 		if (t->cookie_at[k] < 0)
-			continue;
+			return -EINVAL;
 		v = malloc(cnt * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
@@ -238,7 +238,6 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	bpf_map__set_max_entries(s->maps.free_slots, nslots);
 	bpf_map__set_max_entries(s->maps.sess_tb, o->trace ? nslots : 1);
 	bpf_map__set_max_entries(s->maps.sess_lbrs, use_lbr ? nslots : 1);
-	bpf_map__set_max_entries(s->maps.ip_to_id, mode == ATTACH_FENTRY ? (uint32_t)sel->n : 1);
 	/* deferred stacks' table only when they are on */
 	bpf_map__set_max_entries(s->maps.func_ranges,
 				 s->rodata->defer_stacks && sel->n ? (uint32_t)sel->n : 1);
@@ -255,7 +254,9 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 
 	args_capture_preload(s, o, sel->n);
 	if ((e = set_programs(t, sel, rdonly_cast))) {
-		snprintf(err, errlen, "preparing the fentry templates failed: %s", strerror(-e));
+		snprintf(err, errlen, "preparing the fentry templates failed: %s", e == -EINVAL ?
+			 "not exactly one cookie immediate in a template (the BPF object is built wrong)" :
+			 strerror(-e));
 		return -1;
 	}
 	probe_skel_setup(s, o);
@@ -389,12 +390,6 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
 	struct retsnoop_bpf *s = t->skel;
 	uint8_t allow = 1, deny = 2;
 
-	for (uint32_t i = 0; t->mode == ATTACH_FENTRY && i < sel->n; i++) {
-		uint64_t ip = sel->v[i].addr, cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
-
-		if (bpf_map__update_elem(s->maps.ip_to_id, &ip, sizeof(ip), &cookie, sizeof(cookie), 0))
-			goto fail;
-	}
 	if (t->mode == ATTACH_KPROBE_MULTI && fill_ip_cookies(s, sel))
 		goto fail;
 	for (uint32_t i = 0; i < bpf_map__max_entries(s->maps.free_slots); i++)
@@ -669,15 +664,15 @@ static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size
 }
 
 /* a clone's instructions: the loaded template's, with the function's
- * cookie in place of function 0's (templates_cookie); NULL when out of
- * memory, or (EINVAL) when the immediate is not where it was before load */
+ * cookie in place of function 0's at index at (templates_cookie); NULL when
+ * out of memory, or (EINVAL) when that immediate is not there after load */
 static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uint64_t cookie0,
 				    uint64_t cookie)
 {
 	size_t cnt = bpf_program__insn_cnt(tmpl);
 	struct bpf_insn *v;
 
-	if (at >= 0 && !ldimm_is(bpf_program__insns(tmpl), cnt, at, cookie0)) {
+	if (!ldimm_is(bpf_program__insns(tmpl), cnt, at, cookie0)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -687,8 +682,7 @@ static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uin
 		return NULL;
 	}
 	memcpy(v, bpf_program__insns(tmpl), cnt * sizeof(*v));
-	if (at >= 0)
-		ldimm_set(v, at, cookie);
+	ldimm_set(v, at, cookie);
 	return v;
 }
 

@@ -30,8 +30,7 @@ struct tracer {
 				      * rs_fexit_cast) */
 	long cookie_at[2];        /* fentry mode: the index of the cookie's immediate in
 				   * rs_fentry's and the fexit template's instructions
-				   * (function 0's there, patched per clone), or -1: none,
-				   * the programs look their cookie up by address */
+				   * (function 0's there, patched per clone) */
 	int session_fd;           /* its link, else -1 */
 	size_t attached, failed;
 	uint64_t attach_ns, detach_ns;
