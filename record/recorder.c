@@ -15,6 +15,7 @@
 #include "record/record_sink.h"
 #include "record/recorder.h"
 #include "record/link_misses.h"
+#include "record/pid_check.h"
 #include "record/probe_attach.h"
 #include "record/select.h"
 #include "record/spawn.h"
@@ -224,8 +225,23 @@ static int check_traceable(struct recorder *r)
 		    r->feat.fentry ? "fentry programs load" : r->feat.why_fentry);
 }
 
+/* -p naming no process, or a thread: said, not fatal (a process may get
+ * that id later) */
+static void warn_pids(struct recorder *r)
+{
+	char msg[200], line[220];
+
+	for (uint32_t i = 0; i < r->o.f.npids; i++) {
+		if (!pid_check("/proc", r->o.f.pids[i], msg, sizeof(msg)))
+			continue;
+		snprintf(line, sizeof(line), "warning: %s", msg);
+		warn(r, line);
+	}
+}
+
 int recorder_preflight(struct recorder *r)
 {
+	warn_pids(r);
 	if (check_kernel(r))
 		return -1;
 	raise_limits();

@@ -100,6 +100,32 @@ for T in "$REC" "$LIVE"; do
 	usage_err "$p bad max depth"       "bad bpf.max-depth '65'" "$T" -e x -C bpf.max-depth=65 "${o[@]}"
 	[ -e "$W/x.rsr" ] && bad "$p: a usage error left $W/x.rsr behind" || ok
 done
+
+# -p naming no process, or a thread (not its process's id): a warning line
+# before anything else, not an error (tracing itself may then fail here)
+NOPID=4194303
+while [ -e "/proc/$NOPID" ]; do NOPID=$((NOPID - 1)); done
+printf '#include <pthread.h>\n#include <stdio.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n%s\n%s\n' \
+	'static void *run(void *a) { (void)a; printf("%ld\n", (long)syscall(SYS_gettid)); fflush(stdout); pause(); return NULL; }' \
+	'int main(void) { pthread_t t; pthread_create(&t, NULL, run, NULL); pause(); return 0; }' >"$W/thr.c"
+gcc -pthread -o "$W/thr" "$W/thr.c" || bad "pid check: the two-thread helper did not build"
+"$W/thr" >"$W/thr.out" &
+THR=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$W/thr.out" ] && break; sleep 0.2; done
+TID=$(cat "$W/thr.out")
+for T in "$REC" "$LIVE"; do
+	p=${T##*/}
+	run "$T" -e x -p "$NOPID" -o "$W/x.rsr"
+	[ "$(head -1 "$W/err")" = "$p: warning: -p $NOPID: no such process now (its calls are traced only if a process gets that id)" ] &&
+		ok || bad "$p -p of no process: first line '$(head -1 "$W/err")'"
+	run "$T" -e x -p "$TID" -o "$W/x.rsr"
+	[ "$(head -1 "$W/err")" = "$p: warning: -p $TID is a thread of process $THR: -p takes process ids (-p $THR traces all its threads)" ] &&
+		ok || bad "$p -p of a thread: first line '$(head -1 "$W/err")'"
+	run "$T" -e x -p "$THR" -p $$ -o "$W/x.rsr"
+	grep -q -- 'warning: -p' "$W/err" && bad "$p -p of live processes warned: $(head -1 "$W/err")" || ok
+done
+kill "$THR" 2>/dev/null; wait "$THR" 2>/dev/null
+
 usage_err "retsnoop-record needs -o"        "no output file: give -o FILE" "$REC" -e x
 usage_err "retsnoop-record has no -s"       "unknown option '-s'" "$REC" -s -e x -o "$W/x.rsr"
 usage_err "retsnoop-record renders nothing" "unknown option '--allow-build-id-mismatch'" "$REC" --allow-build-id-mismatch -e x -o "$W/x.rsr"
