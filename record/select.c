@@ -346,6 +346,7 @@ struct select_ctx {
 	struct bidx b;
 	size_t *entry_hits;         /* per -e glob: functions it selected */
 	size_t *allow_hits;         /* per -a glob: functions it selected */
+	size_t *allow_entries;      /* per -a glob: entry functions it matched (-e's) */
 	size_t *deny_hits;          /* per -d glob: traceable functions it matched */
 };
 
@@ -398,6 +399,9 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 		for (size_t g = 0; g < o->entry.n; g++)
 			if (glob_spec_match(&o->entry.v[g], t->name, t->module))
 				c->entry_hits[g]++;
+		for (size_t g = 0; g < o->allow.n; g++)
+			if (glob_spec_match(&o->allow.v[g], t->name, t->module))
+				c->allow_entries[g]++;
 	} else {
 		for (size_t g = 0; g < o->allow.n; g++)
 			if (glob_spec_match(&o->allow.v[g], t->name, t->module))
@@ -485,12 +489,15 @@ static int note_globs(struct select_ctx *c, struct selection *out)
 		if (c->allow_hits[g]) {
 			snprintf(msg, sizeof(msg), "allow glob '%s' selected %zu function(s)", text,
 				 c->allow_hits[g]);
+		} else if (c->allow_entries[g]) {   /* traced as entry functions: not a problem */
+			snprintf(msg, sizeof(msg), "allow glob '%s' selected no function besides the "
+				 "%zu entry function(s) it matches", text, c->allow_entries[g]);
 		} else {
 			explain_unmatched("allow", &o->allow.v[g], &c->k, c->all, c->nall, &c->b,
 					  c->need_btf, &o->deny, &c->enforced, msg, sizeof(msg), text);
 			strncat(msg, "; ignored", sizeof(msg) - strlen(msg) - 1);
 		}
-		if (add_note(out, c->allow_hits[g] != 0, msg))
+		if (add_note(out, c->allow_hits[g] || c->allow_entries[g], msg))
 			return -1;
 	}
 	for (size_t g = 0; g < o->deny.n; g++) {
@@ -514,6 +521,7 @@ static void select_ctx_free(struct select_ctx *c)
 	free(c->b.v);
 	free(c->entry_hits);
 	free(c->allow_hits);
+	free(c->allow_entries);
 	free(c->deny_hits);
 	glob_set_free(&c->enforced);
 }
@@ -529,9 +537,10 @@ static int select_names(struct select_ctx *c, const struct ksyms *ks, struct sel
 	kidx_init(&c->k, ks);
 	c->entry_hits = calloc(c->o->entry.n + 1, sizeof(*c->entry_hits));
 	c->allow_hits = calloc(c->o->allow.n + 1, sizeof(*c->allow_hits));
+	c->allow_entries = calloc(c->o->allow.n + 1, sizeof(*c->allow_entries));
 	c->deny_hits = calloc(c->o->deny.n + 1, sizeof(*c->deny_hits));
 	c->b.btf = c->btf;
-	if (!c->entry_hits || !c->allow_hits || !c->deny_hits) {
+	if (!c->entry_hits || !c->allow_hits || !c->allow_entries || !c->deny_hits) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
