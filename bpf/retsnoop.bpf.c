@@ -21,6 +21,9 @@ const volatile bool emit_interim = false;   /* -I */
 const volatile bool use_lbr = false;        /* -B */
 const volatile bool filter_tgid = false;    /* -p / -- CMD */
 const volatile bool deny_tgid = false;      /* -P */
+const volatile __u32 self_tgid = 0;         /* the recorder's own process, never traced
+					     * (its output writes and file opens would be
+					     * sessions, -S a loop); 0: -p names it */
 const volatile bool filter_comm = false;    /* -n (names and globs) */
 const volatile bool deny_comm = false;      /* -N (names and globs) */
 const volatile bool fentry_mode = false;
@@ -394,12 +397,16 @@ static __always_inline void session_close(struct cpu_state *c, struct session *s
 static __always_inline bool task_allowed(void)
 {
 	u64 pid_tgid;
-	u32 tgid;
+	u32 tgid = 0;
 	u8 *v;
 
-	if (filter_tgid || deny_tgid) {
+	if (self_tgid || filter_tgid || deny_tgid) {
 		pid_tgid = bpf_get_current_pid_tgid();
 		tgid = pid_tgid >> 32;
+		if (tgid == self_tgid)
+			return false;
+	}
+	if (filter_tgid || deny_tgid) {
 		v = bpf_map_lookup_elem(&tgids, &tgid);
 		if (v && *v == 2)
 			return false;

@@ -53,6 +53,18 @@ static const char *errname(int e)
 }
 
 /* the -n/-N globs with wildcards, compiled into the read-only data */
+/* the recorder's own process, for the BPF side to skip (self_tgid in
+ * bpf/retsnoop.bpf.c); 0 when -p names it: asked for */
+static uint32_t self_tgid(const struct record_opts *o)
+{
+	uint32_t me = (uint32_t)getpid();
+
+	for (uint32_t i = 0; i < o->f.npids; i++)
+		if (o->f.pids[i] == me)
+			return 0;
+	return me;
+}
+
 static void set_comm_globs(struct retsnoop_bpf *s, const struct filter_opts *f)
 {
 	const uint32_t max = sizeof(s->rodata->comm_glob_acc) / sizeof(s->rodata->comm_glob_acc[0]);
@@ -215,6 +227,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	s->rodata->use_lbr = use_lbr;
 	s->rodata->filter_tgid = o->f.npids > 0 || o->cmd != NULL;
 	s->rodata->deny_tgid = o->f.nnopids > 0;
+	s->rodata->self_tgid = self_tgid(o);
 	s->rodata->filter_comm = o->f.ncomms > 0;
 	s->rodata->deny_comm = o->f.nnocomms > 0;
 	set_comm_globs(s, &o->f);

@@ -21,7 +21,18 @@ unsigned long capture_bad_records(void)
 struct rb_ctx {
 	const struct capture_sink *sink;
 	int err;
+	unsigned int burst;   /* records handled since the loop last had control */
+	bool yielded;         /* the last consume ended early on RB_BURST */
 };
+
+/* records one consume handles before it gives the loop control back (a
+ * stop, the child's exit, the status line): libbpf's consume goes on while
+ * records keep coming, and a producer that keeps pace with the reader
+ * (sessions of what the reader's own output makes another process do)
+ * would keep it going, Ctrl-C unanswered. The callback's error return
+ * ends it, the record already taken */
+#define RB_BURST 4096
+#define RB_YIELD (-EAGAIN)
 
 static int on_rb(void *ctx, void *data, size_t size)
 {
@@ -37,7 +48,26 @@ static int on_rb(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	c->err = c->sink->on_record(c->sink->ctx, h, h->size);
-	return c->err < 0 ? c->err : 0;
+	if (c->err < 0)
+		return c->err;
+	if (++c->burst >= RB_BURST) {
+		c->burst = 0;
+		c->yielded = true;
+		return RB_YIELD;
+	}
+	return 0;
+}
+
+/* a consume's or poll's result, with an early end on RB_BURST counted as
+ * progress (the rest is taken at the loop's next turn) */
+static int consumed(struct rb_ctx *c, int n)
+{
+	if (n < 0 && c->yielded) {
+		c->yielded = false;
+		return 1;
+	}
+	c->burst = 0;
+	return n;
 }
 
 static double mono_s(void)
@@ -114,12 +144,12 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 	}
 	w = waiter_open(rb, child);
 	while (!stop_requested()) {
-		int n = wait_and_consume(&w, rb);
+		int n = consumed(&c, wait_and_consume(&w, rb));
 
 		/* a session end wakes us only when much is waiting (bpf/retsnoop.bpf.c
 		 * wakeup_flag): on the timeout, take what came in meanwhile */
 		if (n == 0)
-			n = ring_buffer__consume(rb);
+			n = consumed(&c, ring_buffer__consume(rb));
 
 		if (n < 0 && n != -EINTR) {
 			if (c.err < 0) {
@@ -144,11 +174,18 @@ int capture_run(struct tracer *t, struct spawned *child, const struct capture_si
 				sink->on_tick(sink->ctx);
 		}
 	}
-	/* stop new sessions, then drain what is already in the buffer */
+	/* stop new sessions, then drain what is already in the buffer (in
+	 * bursts: what the sessions still open send ends with them) */
 	tracer_stop(t);
-	if (ret == 0 && ring_buffer__consume(rb) < 0 && c.err < 0) {
-		snprintf(err, errlen, "%s", "");   /* the sink has said why */
-		ret = -1;
+	if (ret == 0) {
+		int n;
+
+		while ((n = ring_buffer__consume(rb)) < 0 && c.yielded && c.err >= 0)
+			c.yielded = false;
+		if (n < 0 && c.err < 0) {
+			snprintf(err, errlen, "%s", "");   /* the sink has said why */
+			ret = -1;
+		}
 	}
 	waiter_close(&w);
 	ring_buffer__free(rb);

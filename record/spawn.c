@@ -6,23 +6,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+char *spawn_path_lookup(const char *name, const char *path)
+{
+	size_t nlen = strlen(name);
+
+	if (!nlen || strchr(name, '/'))
+		return NULL;
+	if (!path)
+		path = "/bin:/usr/bin";   /* execvp's default */
+	for (;;) {
+		const char *end = strchrnul(path, ':');
+		size_t dlen = (size_t)(end - path);
+		char *full = malloc(dlen + nlen + 3);
+		struct stat st;
+
+		if (!full)
+			return NULL;
+		/* an empty entry is the current directory, as for execvp */
+		snprintf(full, dlen + nlen + 3, "%.*s/%s", dlen ? (int)dlen : 1, dlen ? path : ".",
+			 name);
+		if (!stat(full, &st) && S_ISREG(st.st_mode) && !access(full, X_OK))
+			return full;
+		free(full);
+		if (!*end)
+			return NULL;
+		path = end + 1;
+	}
+}
 
 int spawn_gated(struct spawned *s, char **argv, char *err, size_t errlen)
 {
 	int gate[2], report[2];
+	/* found along PATH now: the child's one execve is the command's own
+	 * (each PATH entry execvp tried would be a failing execve of the
+	 * traced process, a session for -e '*sys_execve') */
+	char *path = spawn_path_lookup(argv[0], getenv("PATH"));
 	char c;
 	ssize_t n;
 
 	memset(s, 0, sizeof(*s));
 	if (pipe2(gate, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		free(path);
 		return -1;
 	}
 	s->pid = fork();
 	if (s->pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
+		free(path);
 		return -1;
 	}
 	if (s->pid == 0) {
@@ -33,12 +68,13 @@ int spawn_gated(struct spawned *s, char **argv, char *err, size_t errlen)
 		/* wait for the tracer; EOF (tracer died) means do not run */
 		if (read(gate[0], &c, 1) != 1)
 			_exit(126);
-		execvp(argv[0], argv);
+		execvp(path ? path : argv[0], argv);   /* execvp: a script without #! runs in sh */
 		e = errno;
 		if (write(report[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);
 	}
+	free(path);
 	close(gate[0]);
 	close(report[1]);
 	s->gate_fd = gate[1];

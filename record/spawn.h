@@ -15,6 +15,10 @@ struct spawned {
 };
 
 int spawn_gated(struct spawned *s, char **argv, char *err, size_t errlen);
+/* where execvp would find NAME along PATH (a colon-separated list; NULL:
+ * execvp's default), malloc'ed; NULL when NAME has a '/' or is not found
+ * (execvp then runs or fails as it would) */
+char *spawn_path_lookup(const char *name, const char *path);
 /* lets the child exec; -1 with the reason in err when it could not be
  * released or its exec failed (the child then exits 127) */
 int spawn_release(struct spawned *s, char *err, size_t errlen);

@@ -50,6 +50,18 @@ run lbr \$R -B $BPF_GLOBS -o /out/lbr.rsr -- ./simfail bpf-bad-map-max-entries-a
 # -a/-d globs that select nothing are said (with the reason), -v counts each
 # glob; an -a glob matching only entry functions is no problem (-v says so)
 run globs \$R -v $BPF_GLOBS -a 'nomatch_xyz_*' -d 'nomatch_deny_*' -a '__x64_sys_bp*' -o /out/globs.rsr -- ./simfail bpf-bad-map-max-entries-array
+# -- CMD is found along PATH before the fork: the command's one execve is
+# its own, no failing execve for each PATH entry before the one it is in
+run spawn env PATH=/nonexistent-a:/nonexistent-b:/bin:/usr/bin:/sbin:/usr/sbin \$R -e '*sys_execve' -a 'do_execveat_common*' -a alloc_bprm -a do_open_execat -o /out/spawn.rsr -- true
+# the live tool traces system-wide with -S on write(): its own writes of
+# what it prints are not sessions (else each printed session would make
+# another, without end); a shell's writes are
+(for i in 1 2 3 4 5 6; do sleep 1; echo x >/dev/null; done) &
+run self timeout -s INT 9 ./retsnoop -S -e '*sys_write' -a ksys_write -a vfs_write
+wait
+# the same naming itself with -p: each printed session makes another, as
+# fast as they are read; Ctrl-C still stops it (KILL 30 s later if not)
+timeout -k 30 -s INT 6 sh -c 'exec ./retsnoop -p \$\$ -S -e "*sys_write" -a ksys_write -a vfs_write' >/dev/null 2>/out/selfp.err; echo \$? >/out/selfp.rc
 # a thread that exits inside a traced call never returns: its session is freed
 run exit \$R -e '*sys_exit_group' -a do_group_exit -a do_exit -o /out/exit.rsr -- sh -c 'exit 3'
 # session slots (-C bpf.sessions-size, plus one per possible CPU): with one,
@@ -242,6 +254,15 @@ check "globs: an -a glob matching only an entry function is no warning" \
 	bash -c '! grep -q "warning: allow glob .__x64_sys_bp" "$1"' _ "$G"
 check "globs: -v says it selected nothing besides that entry function" \
 	grep -q "^retsnoop-record: allow glob '__x64_sys_bp\*' selected no function besides the 1 entry function(s) it matches\$" "$G"
+n=$(grep -c 'TID/PID' "$OUT/self.out")
+check "self: the workload's six writes were shown ($n sessions)" [ "$n" -ge 6 ]
+check "self: none of the live tool's own" bash -c '! grep -q "(retsnoop/retsnoop)" "$1"' _ "$OUT/self.out"
+check "self: -p naming itself floods, and Ctrl-C still ends it (exit $(cat "$OUT/selfp.rc"), not 137: killed)" \
+	[ "$(cat "$OUT/selfp.rc")" = 0 ]
+check "self: it detached and finished" grep -q '^DONE in' "$OUT/selfp.err"
+check "spawn: -- true along a PATH with two missing entries: recorded (exit $(cat "$OUT/spawn.rc"))" [ "$(cat "$OUT/spawn.rc")" = 0 ]
+check "spawn: no failing execve from the PATH search" \
+	grep -q '^Records: .* 0 session(s) (0 failed' <<<"$(rep info "$OUT/spawn.rsr")"
 check "depth: map_create (depth 3) is not a tracked frame" bash -c '! grep -Eq "\[-ENOMEM\] +map_create" <<<"$1"' _ "$txt"
 
 # flood: drops are counted in the trailer and shown, never silent
