@@ -52,7 +52,6 @@ static const char *errname(int e)
 	return n ? n : "?";
 }
 
-/* the -n/-N globs with wildcards, compiled into the read-only data */
 /* the recorder's own process, for the BPF side to skip (self_tgid in
  * bpf/retsnoop.bpf.c); 0 when -p names it: asked for */
 static uint32_t self_tgid(const struct record_opts *o)
@@ -65,6 +64,7 @@ static uint32_t self_tgid(const struct record_opts *o)
 	return me;
 }
 
+/* the -n/-N globs with wildcards, compiled into the read-only data */
 static void set_comm_globs(struct retsnoop_bpf *s, const struct filter_opts *f)
 {
 	const uint32_t max = sizeof(s->rodata->comm_glob_acc) / sizeof(s->rodata->comm_glob_acc[0]);

@@ -360,7 +360,7 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 	const struct record_opts *o = c->o;
 	const struct ksym *hits[MAX_INSTANCES];
 	int e, a, btf_id = 0;
-	size_t cnt;
+	size_t cnt, *allow_counts;
 	uint32_t flags;
 
 	for (size_t g = 0; g < o->deny.n; g++)
@@ -399,14 +399,12 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 		for (size_t g = 0; g < o->entry.n; g++)
 			if (glob_spec_match(&o->entry.v[g], t->name, t->module))
 				c->entry_hits[g]++;
-		for (size_t g = 0; g < o->allow.n; g++)
-			if (glob_spec_match(&o->allow.v[g], t->name, t->module))
-				c->allow_entries[g]++;
-	} else {
-		for (size_t g = 0; g < o->allow.n; g++)
-			if (glob_spec_match(&o->allow.v[g], t->name, t->module))
-				c->allow_hits[g]++;
 	}
+	/* and for every -a glob: as an entry function or one it selected */
+	allow_counts = e >= 0 ? c->allow_entries : c->allow_hits;
+	for (size_t g = 0; g < o->allow.n; g++)
+		if (glob_spec_match(&o->allow.v[g], t->name, t->module))
+			allow_counts[g]++;
 	for (size_t j = 0; j < cnt; j++)
 		if (add_func(out, &c->cap, hits[j], flags, btf_id))
 			return -1;
