@@ -203,14 +203,14 @@ struct cpu_state {
 	u64 scratch;  /* a pointer stored to be read back as a number (ctx_addr) */
 	u64 mig;      /* task's se.nr_migrations and start_time when cached */
 	u64 tstart;
-};
+} __attribute__((aligned(64)));   /* a cache line each: no sharing between CPUs */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct cpu_state);
-} cpu_states SEC(".maps");
+/* indexed by CPU number: an inlined CPU-number read (Linux 6.10+) and an
+ * offset, cheaper than a per-CPU map's lookup (each entry a cache line
+ * of its own). RS_MAX_CPUS bounds every kernel's NR_CPUS (x86-64's and
+ * arm64's largest: 8192, 4096), so no two CPUs share an entry */
+#define RS_MAX_CPUS 8192
+static struct cpu_state cpu_states[RS_MAX_CPUS];
 
 struct lbr_buf {
 	struct perf_branch_entry e[RS_MAX_LBR_ENTRIES];
@@ -231,9 +231,7 @@ static __always_inline void stat_inc(u64 *v)
 
 static __always_inline struct cpu_state *cpu_state_get(void)
 {
-	u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cpu_states, &zero);
+	return &cpu_states[bpf_get_smp_processor_id() & (RS_MAX_CPUS - 1)];
 }
 
 /* what an exit's ctx is, a constant in each front end (kctx below): fexit's
@@ -301,18 +299,17 @@ static __always_inline bool cache_latest(struct cpu_state *c)
 	return c->mig == t->se.nr_migrations && c->tstart == t->start_time;
 }
 
-/* the current thread's open session, or NULL; *tsp: the thread's task
- * storage when it was looked up (for session_take), *latest: none is open
- * and the CPU's cache names its latest slot (no storage looked up) */
-static __always_inline struct session *session_find(struct cpu_state *c, u64 task, u32 **tsp,
-						    bool *latest)
+/* the current thread's open session where session_cached found none, or
+ * NULL; *tsp: the thread's task storage when it was looked up (for
+ * session_take), *latest: none is open and the CPU's cache names its
+ * latest slot (no storage looked up) */
+static __always_inline struct session *session_uncached(struct cpu_state *c, u64 task, u32 **tsp,
+							bool *latest)
 {
-	struct session *s = session_cached(c, task);
 	struct task_struct *t;
+	struct session *s;
 	u32 slot, *ts;
 
-	if (s)
-		return s;
 	if (c->task == task && cache_latest(c)) {
 		*latest = true;
 		return NULL;
@@ -328,6 +325,16 @@ static __always_inline struct session *session_find(struct cpu_state *c, u64 tas
 		return NULL;
 	cache_set(c, t, task, slot);
 	return s;
+}
+
+/* the current thread's open session, or NULL (*tsp, *latest: as
+ * session_uncached sets them) */
+static __always_inline struct session *session_find(struct cpu_state *c, u64 task, u32 **tsp,
+						    bool *latest)
+{
+	struct session *s = session_cached(c, task);
+
+	return s ? s : session_uncached(c, task, tsp, latest);
 }
 
 /* a slot given back: kept as the CPU's spare when it has none (only
@@ -950,17 +957,16 @@ static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now)
 	return seq_id;
 }
 
-/* a nested call's entry: its frame pushed (handle_entry's last part) */
-static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
+/* a nested call's entry: its frame pushed (handle_entry's last part); s:
+ * the session the CPU's cache names (session_cached) */
+static __always_inline bool fast_entry(struct session *s, u64 cookie)
 {
 	u32 id = (u32)cookie, d;
-	struct session *s;
 
 	/* id: a traced function's (the front ends pass no other; the
 	 * recorder keeps max_fstack_depth <= RS_MAX_FSTACK_DEPTH) */
 	if (!lean_calls)
 		return false;
-	s = session_cached(c, bpf_get_current_task());
 	if (!s || s->defunct || s->overflow_depth)
 		return false;
 	d = s->depth;
@@ -981,18 +987,16 @@ static __always_inline bool fast_entry(struct cpu_state *c, u64 cookie)
  * stack deferred and the deferred stacks waiting for this exit taken on
  * (stack_defer.bpf.h, their common step inline); through fentry only an
  * exit that leaves the error chains as they are */
-static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res,
+static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, s64 res,
 				      u32 kctx)
 {
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
 	bool failed, went_on, waits;
-	struct session *s;
 	struct rs_frame *f;
 	u64 now, lat = 0;
 
-	if (!lean_calls)   /* id: as in fast_entry */
+	if (!lean_calls)   /* id, s: as in fast_entry */
 		return false;
-	s = session_cached(c, bpf_get_current_task());
 	if (!s || s->overflow_depth)
 		return false;
 	d = s->depth;
@@ -1034,20 +1038,22 @@ static __always_inline bool fast_exit(void *ctx, struct cpu_state *c, u64 cookie
 	return true;
 }
 
-/* cookie: RS_FUNC_COOKIE(id, flags) of the traced function; returns
- * whether this call's exit must be seen (kprobe.session skips the exit of a
- * call that opened no frame and counts no untracked depth) */
-static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 cookie)
+/* cookie: RS_FUNC_COOKIE(id, flags) of the traced function; task: the
+ * current one, s: its session as session_cached found it (NULL: not
+ * looked up further yet); returns whether this call's exit must be seen
+ * (kprobe.session skips the exit of a call that opened no frame and counts
+ * no untracked depth) */
+static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, struct session *s,
+					 u64 task, u64 cookie)
 {
-	struct session *s;
-	u64 now, task;
+	u64 now;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
 	bool fresh = false, latest = false;
 
 	if (id >= nr_funcs)
 		return false;
-	task = bpf_get_current_task();
-	s = session_find(c, task, &ts, &latest);
+	if (!s)
+		s = session_uncached(c, task, &ts, &latest);
 	if (!s) {
 		if (!(flags & RS_FUNC_IS_ENTRY))
 			return false;
@@ -1100,27 +1106,21 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, u64 coo
 }
 
 /* kctx: what ctx is (CTX_*); it picks the deferred stacks' form
- * (bpf/stack_defer.bpf.h). A constant in each caller */
-static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res,
-					u32 kctx)
+ * (bpf/stack_defer.bpf.h). A constant in each caller. task, s: as in
+ * handle_entry */
+static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct session *s,
+					u64 task, u64 cookie, s64 res, u32 kctx)
 {
-	struct session *s;
 	struct rs_frame *f;
 	u64 now, lat;
 	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id, *ts = NULL;
 	bool latest;
 	bool failed;
 
-	if (use_lbr) {
-		u32 zero = 0;
-		struct lbr_buf *lb = bpf_map_lookup_elem(&lbr_scratch, &zero);
-
-		if (lb)
-			lb->sz = bpf_get_branch_snapshot(lb->e, sizeof(lb->e), 0);
-	}
 	if (id >= nr_funcs)
 		return;
-	s = session_find(c, bpf_get_current_task(), &ts, &latest);
+	if (!s)
+		s = session_uncached(c, task, &ts, &latest);
 	if (!s)
 		return;
 	if (s->overflow_depth) {
@@ -1218,16 +1218,33 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, u64 cook
 }
 
 /* a traced call's entry and exit: the fast path (fast_entry, fast_exit),
- * else the whole one; on_entry returns whether the exit must be seen */
+ * else the whole one, which starts from the fast path's session lookup
+ * (the CPU's cache); on_entry returns whether the exit must be seen */
 static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
 {
-	return fast_entry(c, cookie) || handle_entry(ctx, c, cookie);
+	u64 task = bpf_get_current_task();
+	struct session *s = session_cached(c, task);
+
+	return fast_entry(s, cookie) || handle_entry(ctx, c, s, task, cookie);
 }
 
 static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, u32 kctx)
 {
-	if (!fast_exit(ctx, c, cookie, res, kctx))
-		handle_exit(ctx, c, cookie, res, kctx);
+	struct session *s;
+	u64 task;
+
+	if (use_lbr) {
+		/* first: the branches before this exit, not ours */
+		u32 zero = 0;
+		struct lbr_buf *lb = bpf_map_lookup_elem(&lbr_scratch, &zero);
+
+		if (lb)
+			lb->sz = bpf_get_branch_snapshot(lb->e, sizeof(lb->e), 0);
+	}
+	task = bpf_get_current_task();
+	s = session_cached(c, task);
+	if (!fast_exit(ctx, s, cookie, res, kctx))
+		handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
 
 #include "probes.bpf.h"
