@@ -207,10 +207,11 @@ struct cpu_state {
 
 /* indexed by CPU number: an inlined CPU-number read (Linux 6.10+) and an
  * offset, cheaper than a per-CPU map's lookup (each entry a cache line
- * of its own). RS_MAX_CPUS bounds every kernel's NR_CPUS (x86-64's and
- * arm64's largest: 8192, 4096), so no two CPUs share an entry */
-#define RS_MAX_CPUS 8192
+ * of its own). RS_MAX_CPUS (retsnoop_abi.h) bounds every kernel's NR_CPUS
+ * (x86-64's and arm64's largest: 8192, 4096) and the recorder checks the
+ * machine's count, so no two CPUs share an entry */
 static struct cpu_state cpu_states[RS_MAX_CPUS];
+_Static_assert((RS_MAX_CPUS & (RS_MAX_CPUS - 1)) == 0, "a CPU number is masked into the array");
 
 struct lbr_buf {
 	struct perf_branch_entry e[RS_MAX_LBR_ENTRIES];

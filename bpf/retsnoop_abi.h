@@ -28,6 +28,8 @@ typedef int64_t rs_s64;
 #define RS_MAX_KSTACK_DEPTH 96   /* kernel stack entries captured */
 #define RS_MAX_LBR_ENTRIES  32
 #define RS_TASK_COMM_LEN    16
+#define RS_MAX_CPUS       8192   /* the BPF side's per-CPU state (bpf/retsnoop.bpf.c
+				  * cpu_states): every kernel's NR_CPUS at most */
 
 /* per traced function flags (func_flags map value, and in the file's
  * traced-function table) */

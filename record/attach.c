@@ -247,6 +247,12 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	int ncpus = libbpf_num_possible_cpus();
 	uint32_t nslots = o->sessions_size + (uint32_t)(ncpus > 0 ? ncpus : 1);
 
+	if (ncpus > RS_MAX_CPUS) {
+		snprintf(err, errlen, "this machine has %d possible CPUs; the BPF side keeps state for %d at most",
+			 ncpus, RS_MAX_CPUS);
+		return -1;
+	}
+
 	bpf_map__set_max_entries(s->maps.sess_slots, nslots);
 	bpf_map__set_max_entries(s->maps.free_slots, nslots);
 	bpf_map__set_max_entries(s->maps.sess_tb, o->trace ? nslots : 1);

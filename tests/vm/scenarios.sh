@@ -179,6 +179,13 @@ KB=\$(awk 'NR == FNR { b[\$2] = 1; next } (\$1 in b) && \$1 ~ /^[a-z][a-z0-9_]*\
 echo "\$KB" >/out/attachfail.name
 run attachfail \$R -K -e __x64_sys_openat -a "\$KB" -o /out/attachfail.rsr -- ./simfail open-missing
 run attachfail-v \$R -K -v -e __x64_sys_openat -a "\$KB" -o /out/attachfail-v.rsr -- ./simfail open-missing
+# more possible CPUs than the BPF side keeps per-CPU state for
+# (RS_MAX_CPUS): refused in one line, not traced with CPUs sharing state
+echo 0-8192 >/tmp/possible
+if mount --bind /tmp/possible /sys/devices/system/cpu/possible; then
+	run manycpus \$R -e __x64_sys_openat -o /out/manycpus.rsr -- true
+	umount /sys/devices/system/cpu/possible
+fi
 dmesg >/out/dmesg
 EOF
 chmod +x "$WORK/g/guest.sh"
@@ -448,6 +455,9 @@ check "attach failure: -v names the function instead" \
 	bash -c 'grep -q "^Function '"'"'$1'"'"' could not be attached: " "$2" && ! grep -q "warning: 1 of 2" "$2"' _ "$kb" "$OUT/attachfail-v.err"
 check "attach failure: the attached function is recorded" grep -Eq '\[-ENOENT\] +__x64_sys_openat' <(rep "$OUT/attachfail.rsr")
 check "attach failure: info counts it" grep -Eq '^Attach: +1 attached, 1 failed' <(rep info "$OUT/attachfail.rsr")
+check "8193 possible CPUs: refused in one line naming both counts, exit 1" \
+	bash -c '[ "$(cat "$1/manycpus.rc")" = 1 ] && [ "$(wc -l <"$1/manycpus.err")" = 1 ] &&
+		grep -qx "retsnoop-record: .*this machine has 8193 possible CPUs; the BPF side keeps state for 8192 at most" "$1/manycpus.err"' _ "$OUT"
 
 check "guest dmesg has no WARNING/BUG/Oops" bash -c "! grep -Eq 'WARNING:|BUG:|Oops' '$OUT/dmesg'"
 
