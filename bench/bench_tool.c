@@ -1,7 +1,7 @@
 /* bench_tool.c - the guest side of bench/record_overhead.sh and
  * bench/insn_profile.sh, built static:
  *
- *   bench_tool loop fail|ok N [KSYMS_OUT]
+ *   bench_tool loop fail|ok N [KSYMS_OUT [CMD]]
  *                               N openat() calls that fail (ENOENT, a missing
  *                               directory) or succeed (a tmpfs file, closed
  *                               again); prints "ns_per_syscall X" (wall
@@ -12,7 +12,9 @@
  *                               bench/qemu_insn_plugin.c writes its counts;
  *                               KSYMS_OUT: /proc/kallsyms copied there
  *                               first (with the tracer attached: its
- *                               programs are named there)
+ *                               programs are named there), then CMD run
+ *                               through sh -c (insn_profile.sh's JIT=1:
+ *                               bench/jit_images.c)
  *   bench_tool run CMD ARGS...  runs CMD and prints "wall_ms X maxrss_kb Y
  *                               bpf_map_kb Z cpu_ms C rc R": wall time, the
  *                               child's peak RSS and CPU time, user and
@@ -83,7 +85,7 @@ static __attribute__((noinline)) int copy_file(const char *from, const char *to)
 	return 0;
 }
 
-static int do_loop(const char *kind, long n, const char *ksyms_out)
+static int do_loop(const char *kind, long n, const char *ksyms_out, const char *cmd)
 {
 	const char *ok_path = "/tmp/bench_tool.file";
 	const char *bad_path = "/bench-tool-no-such-dir/file";
@@ -104,6 +106,10 @@ static int do_loop(const char *kind, long n, const char *ksyms_out)
 	}
 	if (ksyms_out && copy_file("/proc/kallsyms", ksyms_out))
 		return 1;
+	if (cmd && system(cmd) != 0) {
+		fprintf(stderr, "bench_tool: '%s' failed\n", cmd);
+		return 1;
+	}
 	rs_insn_mark();
 	t0 = now_ns();
 	c0 = thread_cpu_ns();
@@ -211,10 +217,11 @@ static int do_run(char **argv)
 
 int main(int argc, char **argv)
 {
-	if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0)
-		return do_loop(argv[2], atol(argv[3]), argc == 5 ? argv[4] : NULL);
+	if (argc >= 4 && argc <= 6 && strcmp(argv[1], "loop") == 0)
+		return do_loop(argv[2], atol(argv[3]), argc >= 5 ? argv[4] : NULL,
+			       argc == 6 ? argv[5] : NULL);
 	if (argc >= 3 && strcmp(argv[1], "run") == 0)
 		return do_run(argv + 2);
-	fprintf(stderr, "usage: bench_tool loop fail|ok N [KSYMS_OUT] | bench_tool run CMD [ARGS...]\n");
+	fprintf(stderr, "usage: bench_tool loop fail|ok N [KSYMS_OUT [CMD]] | bench_tool run CMD [ARGS...]\n");
 	return 2;
 }

@@ -37,12 +37,18 @@
 #        TOP=15 symbols shown per configuration,
 #        BASE=path/to/another/retsnoop-record: profiled too, as rs0-*, with
 #        its difference to rs per symbol, KEEP=1 keeps the work dir (per
-#        window: ksyms.K, prof/prof.(2K+1); runs lists K PATH CONFIG))
+#        window: ksyms.K, prof/prof.(2K+1); runs lists K PATH CONFIG),
+#        JIT=1 (implies KEEP=1): per window of retsnoop-record, the JIT
+#        image of each of its programs (bench/jit_images.c, dumped at the
+#        kallsyms copy, in the same boot) and, for each that ran, its x86
+#        instructions with their executions per syscall (out/jit.K/SYMBOL.ann,
+#        insn_profile_report annotate; SYMBOL: the program's kallsyms name))
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/openat_funcs.sh
 . bench/openat_funcs.sh
 N=${N:-1000}
+[ -n "${JIT:-}" ] && KEEP=1
 CONFIGS=${CONFIGS:-M Mpair K F MT}
 PATHS=${PATHS:-fail ok}
 TOP=${TOP:-15}
@@ -61,6 +67,10 @@ $CC -shared -fPIC -o "$WORK/qemu_insn_plugin.so" bench/qemu_insn_plugin.c
 $CC -o "$WORK/insn_profile_report" bench/insn_profile_report.c
 $CC -static -no-pie -Wl,-Ttext-segment=0x10000000 -o "$WORK/g/bench_tool" bench/bench_tool.c
 $CC -static -o "$WORK/g/kmulti_floor" bench/kmulti_floor.c
+if [ -n "${JIT:-}" ]; then
+	command -v objdump >/dev/null || { echo "insn_profile: JIT=1 needs objdump (binutils)" >&2; exit 1; }
+	$CC -o "$WORK/g/jit_images" bench/jit_images.c -lbpf
+fi
 MARK=$(nm "$WORK/g/bench_tool" | sed -n 's/^\([0-9a-f]*\) T rs_insn_mark$/0x\1/p')
 [ -n "$MARK" ] || { echo "insn_profile: no rs_insn_mark in the workload" >&2; exit 1; }
 cp build/retsnoop-record "$WORK/g/"
@@ -104,8 +114,10 @@ for path in $PATHS; do
 		K) fl=-K;; F) fl=-F;; MT) fl="-M -T";; MA) fl="-M -A";; MU) fl="-M -U";; *) continue;; esac
 		for v in $RSV; do
 			bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
+			dump=""
+			[ -x ./jit_images ] && mkdir -p /out/jit.\$k && dump="./jit_images /out/jit.\$k rs_"
 			\$P \$bin \$fl -e __x64_sys_openat \$ra -o /tmp/o.rsr -- ./bench_tool loop \$path $N /out/ksyms.\$k \\
-				>/dev/null 2>>/out/rs.err || echo "\$path \$v-\$m failed" >>/out/failed
+				\${dump:+"\$dump"} >/dev/null 2>>/out/rs.err || echo "\$path \$v-\$m failed" >>/out/failed
 			echo "\$k \$path \$v-\$m" >>/out/runs
 			k=\$((k + 1))
 		done
@@ -143,6 +155,19 @@ floor_of() {
 	esac
 }
 
+if [ -n "${JIT:-}" ]; then
+	for d in "$WORK"/out/jit.*; do
+		[ -d "$d" ] || continue
+		k=${d##*.}
+		for img in "$d"/*.bin; do
+			sym=$(basename "$img" .bin)
+			objdump -D -b binary -m i386:x86-64 "$img" |
+				"$R" annotate "$(ks "$k")" "$(pf "$k")" "$N" "$sym" >"$d/$sym.ann" 2>/dev/null ||
+				rm -f "$d/$sym.ann"
+		done
+	done
+	echo "insn_profile: JIT=1: annotated programs in $WORK/out/jit.K/*.ann (K: the window, $WORK/out/runs)" >&2
+fi
 echo "instructions counted on vCPU 0 (qemu TCG, -icount shift=0: 1 instruction = 1 ns of guest time); N=$N syscalls per window"
 for path in $PATHS; do
 	kb=$(win "$path" base); km=$(win "$path" kmulti)

@@ -17,6 +17,11 @@
  *   insn_profile_report blocks KSYMS PROF N SYMBOL
  *       the blocks inside SYMBOL (a bpf_prog_* symbol may be named by its
  *       program name): offset, instructions, executions per unit
+ *   insn_profile_report annotate KSYMS PROF N SYMBOL < LISTING
+ *       SYMBOL's instructions (its kallsyms name) with their executions
+ *       per unit, the ones that ran: LISTING is objdump's disassembly of
+ *       its code (objdump -D -b binary -m i386:x86-64 IMAGE, the image
+ *       from bench/jit_images.c), offsets from the symbol's start
  *
  * Names: bpf_prog_TAG_NAME is shown as prog:NAME (the tag differs per
  * load), bpf_trampoline_ID as bpf_trampoline, user space as [user]. */
@@ -264,12 +269,112 @@ static void print_block(const struct ksym *sym, uint64_t vaddr, uint64_t insns, 
 	       insns, (double)execs / b->n, (double)insns * (double)execs / b->n);
 }
 
+/* annotate: the blocks of one symbol, then objdump's lines */
+struct ann_block {
+	uint64_t off, insns, execs;
+};
+
+struct ann_insn {
+	uint64_t off;
+	char *text;
+	double execs;
+};
+
+struct ann_arg {
+	const char *want;
+	struct ann_block *b;
+	size_t nb, capb;
+};
+
+static void collect_block(const struct ksym *sym, uint64_t vaddr, uint64_t insns, uint64_t execs,
+			  void *arg)
+{
+	struct ann_arg *a = arg;
+
+	if (!sym || strcmp(sym->raw, a->want))
+		return;
+	if (a->nb == a->capb) {
+		a->capb = a->capb ? 2 * a->capb : 64;
+		a->b = xrealloc(a->b, a->capb * sizeof(*a->b));
+	}
+	a->b[a->nb++] = (struct ann_block){ vaddr - sym->addr, insns, execs };
+}
+
+/* objdump's instruction lines ("  off:\tbytes\ttext"; a line of bytes
+ * alone continues the one before) */
+static size_t read_listing(FILE *f, struct ann_insn **out)
+{
+	char line[1024];
+	struct ann_insn *v = NULL;
+	size_t n = 0, cap = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *colon, *end, *text;
+		uint64_t off = strtoull(line, &end, 16);
+
+		colon = strchr(line, ':');
+		if (!colon || end != colon || colon[1] != '\t' || !(text = strchr(colon + 2, '\t')))
+			continue;
+		text[strcspn(text, "\n")] = 0;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[n++] = (struct ann_insn){ off, strdup(text + 1), 0 };
+	}
+	*out = v;
+	return n;
+}
+
+static int annotate(const char *ksyms, const char *prof, double n, const char *want)
+{
+	struct ann_arg a = { .want = want };
+	struct ann_insn *v;
+	struct ksyms ks;
+	size_t ni, shown = 0, last = (size_t)-1;
+	double total = 0;
+
+	ksyms_load(ksyms, &ks);
+	prof_each(prof, &ks, collect_block, &a);
+	if (!a.nb)
+		die("no block of %s ran in the window", want);
+	ni = read_listing(stdin, &v);
+	if (!ni)
+		die("%s", "no instruction lines on standard input (objdump -D -b binary ...)");
+	for (size_t i = 0; i < a.nb; i++) {
+		size_t k = 0;
+
+		while (k < ni && v[k].off != a.b[i].off)
+			k++;
+		if (k == ni || k + a.b[i].insns > ni) {
+			fprintf(stderr, "insn_profile_report: a block at +0x%" PRIx64
+				" does not fit the listing (another program's image?)\n", a.b[i].off);
+			return 1;
+		}
+		for (uint64_t j = 0; j < a.b[i].insns; j++)
+			v[k + j].execs += (double)a.b[i].execs / n;
+	}
+	for (size_t k = 0; k < ni; k++) {
+		if (!v[k].execs)
+			continue;
+		if (last != (size_t)-1 && k != last + 1)
+			printf("      ...\n");
+		printf("%8.2f %6" PRIx64 "  %s\n", v[k].execs, v[k].off, v[k].text);
+		total += v[k].execs;
+		shown++;
+		last = k;
+	}
+	printf("total %.1f instructions per unit, %zu distinct instructions ran\n", total, shown);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: insn_profile_report total|calls KSYMS PROF N\n"
 			"       insn_profile_report top KSYMS PROF N PER [K]\n"
 			"       insn_profile_report diff KSYMS_A PROF_A KSYMS_B PROF_B N PER [K]\n"
-			"       insn_profile_report blocks KSYMS PROF N SYMBOL\n");
+			"       insn_profile_report blocks KSYMS PROF N SYMBOL\n"
+			"       insn_profile_report annotate KSYMS PROF N SYMBOL < LISTING\n");
 	exit(2);
 }
 
@@ -335,6 +440,8 @@ int main(int argc, char **argv)
 		printf("total %.1f\n", ba.total);
 		return 0;
 	}
+	if (!strcmp(argv[1], "annotate") && argc == 6)
+		return annotate(argv[2], argv[3], num_arg(argv[4]), argv[5]);
 	usage();
 	return 2;
 }
