@@ -230,6 +230,7 @@ static __always_inline void stat_inc(u64 *v)
 	__sync_fetch_and_add(v, 1);
 }
 
+/* this CPU's state (never NULL: an element of cpu_states) */
 static __always_inline struct cpu_state *cpu_state_get(void)
 {
 	return &cpu_states[bpf_get_smp_processor_id() & (RS_MAX_CPUS - 1)];
@@ -258,7 +259,7 @@ static __always_inline struct cpu_state *guard_enter(void)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (!c || c->running)
+	if (c->running)
 		return NULL;
 	c->running = 1;
 	return c;
@@ -1279,7 +1280,7 @@ int rs_kentry_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
+	if (ready)
 		on_entry(ctx, c, multi_cookie(ctx));
 	return 0;
 }
@@ -1289,7 +1290,7 @@ int rs_kexit_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
+	if (ready)
 		on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
@@ -1313,8 +1314,6 @@ int rs_ksession(struct pt_regs *ctx)
 	if (!ready)
 		return 1;
 	c = cpu_state_get();
-	if (!c)
-		return 1;
 	/* the call's own 8 bytes, from its entry to its exit: the function's
 	 * cookie, so that the exit needs no ip_cookies lookup */
 	sc = bpf_session_cookie();
@@ -1332,7 +1331,7 @@ int rs_kentry(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
+	if (ready)
 		on_entry(ctx, c, bpf_get_attach_cookie(ctx));
 	return 0;
 }
@@ -1342,7 +1341,7 @@ int rs_kexit(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready && c)
+	if (ready)
 		on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
@@ -1410,7 +1409,7 @@ int rs_task_exit(void *ctx)
 	struct cpu_state *c = cpu_state_get();
 	u32 *ts = NULL;
 	bool latest;
-	struct session *s = c ? session_find(c, bpf_get_current_task(), &ts, &latest) : NULL;
+	struct session *s = session_find(c, bpf_get_current_task(), &ts, &latest);
 
 	/* not the CPU's spare: this program is not guarded against running
 	 * inside a preempted fentry one */

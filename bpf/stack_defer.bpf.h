@@ -326,8 +326,6 @@ static __always_inline u64 ctx_addr(void *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (!c)
-		return 0;
 	*(volatile u64 *)&c->scratch = (u64)ctx;
 	return *(volatile u64 *)&c->scratch;
 }
