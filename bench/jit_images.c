@@ -41,8 +41,11 @@ static int write_image(int fd, const char *dir, const char *prefix)
 	info.jited_prog_len = n;
 	info.jited_prog_insns = (__u64)(unsigned long)buf;
 	len = sizeof(info);
-	ok = !bpf_obj_get_info_by_fd(fd, &info, &len) && (f = fopen(path, "wb")) &&
-	     (fwrite(buf, 1, n, f) == n) + !fclose(f) == 2;
+	ok = !bpf_obj_get_info_by_fd(fd, &info, &len) && (f = fopen(path, "wb"));
+	if (ok) {
+		ok = fwrite(buf, 1, n, f) == n;
+		ok = !fclose(f) && ok;
+	}
 	free(buf);
 	return ok ? 1 : -1;
 }
