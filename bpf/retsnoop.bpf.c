@@ -76,6 +76,10 @@ struct session {
 	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
 	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
 	u16 pend_n[2];               /* continues the pend_n return addresses kept */
+	s16 slow_at;                 /* fentry: the deepest frame whose exit a chain
+				      * waits for (pend_depth, saved_depth - 2;
+				      * hold_sync), -1: none; its exit and those
+				      * above it take handle_exit */
 	s32 lbrs_sz[2];
 	u32 tb_n;                    /* -T: entries waiting in the slot's sess_tb */
 	/* the final SESSION_END is built in place: its fixed part here, the
@@ -817,6 +821,20 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	}
 }
 
+/* fentry: slow_at once pend_depth or saved_depth changed (in fentry mode
+ * they change only in handle_entry, handle_exit and save_error_chain, each
+ * calling this last), so that fast_exit tests one number */
+static __always_inline void hold_sync(struct session *s)
+{
+	s16 h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
+
+	if (!fentry_mode)
+		return;
+	if (s->saved_depth && (s16)(s->saved_depth - 2) > h)
+		h = s->saved_depth - 2;
+	s->slow_at = h;
+}
+
 /* the current error chain [depth, max_depth) is about to be overwritten:
  * keep it so that it can be stitched later. Only its own frames are
  * copied; its kernel stack and LBRs change slots (cur ^= 1) instead */
@@ -841,6 +859,7 @@ static __always_inline void save_error_chain(struct session *s)
 	}
 	s->saved_depth = d + 1;
 	s->saved_last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
+	hold_sync(s);
 }
 
 /* a new session of the current thread, in place of its last one */
@@ -861,6 +880,7 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	s->saved_last_seq_id = 0;
 	s->kstack_sz[0] = s->kstack_sz[1] = 0;
 	s->pend_depth[0] = s->pend_depth[1] = -1;
+	s->slow_at = -1;
 	s->lbrs_sz[0] = s->lbrs_sz[1] = 0;
 	s->tb_n = 0;
 	/* both names read through the task's BTF pointer: plain loads, no
@@ -969,7 +989,9 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	 * recorder keeps max_fstack_depth <= RS_MAX_FSTACK_DEPTH) */
 	if (!lean_calls)
 		return false;
-	if (!s || s->defunct || s->overflow_depth)
+	/* a defunct session counts every call as untracked depth
+	 * (handle_entry): overflow_depth covers it */
+	if (!s || s->overflow_depth)
 		return false;
 	d = s->depth;
 	if (d >= max_fstack_depth)
@@ -982,13 +1004,13 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	return true;
 }
 
-/* a nested call's exit: its frame popped, its result kept, its latency
- * read only where it is shown (the trace view, a failure, a call that
- * cannot fail returning inside an error chain: it stays in the chain), as
- * in handle_exit. Through kprobes whatever its result: a first failure's
- * stack deferred and the deferred stacks waiting for this exit taken on
- * (stack_defer.bpf.h, their common step inline); through fentry only an
- * exit that leaves the error chains as they are */
+/* a nested call's exit through kprobes: its frame popped, its result
+ * kept, its latency read only where it is shown (the trace view, a
+ * failure, a call that cannot fail returning inside an error chain: it
+ * stays in the chain), as in handle_exit, whatever its result: a first
+ * failure's stack deferred and the deferred stacks waiting for this exit
+ * taken on (stack_defer.bpf.h, their common step inline). fentry has its
+ * own, fexit_fast */
 static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, s64 res,
 				      u32 kctx)
 {
@@ -1016,11 +1038,6 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 	failed = is_failure(flags, res);
 	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
 	waits = s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d;
-	/* fentry's deferral is inline code: in the fast exit too, it made each
-	 * function's clone a third larger and its load (verification) slower,
-	 * +21% start-up for 77 functions, for 3% on failing calls */
-	if (!(kctx & CTX_REGS) && (failed || waits || (s->saved_depth && d + 2 <= s->saved_depth)))
-		return false;
 	seq_id = s->next_seq_id++;
 	if (emit_trace || went_on) {
 		now = bpf_ktime_get_ns();
@@ -1034,10 +1051,81 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 		chain_first_failure(ctx, s, d, id, kctx, true);
 	s->is_err = went_on;
 	saved_chain_exit(s, d);
-	if ((kctx & CTX_REGS) && defer_stacks && waits && !defer_exit_inline(ctx, s, d))
+	if (defer_stacks && waits && !defer_exit_inline(ctx, s, d))
 		defer_exit_call(ctx, s, d, kctx & CTX_CAST);
 	s->depth = d;
 	return true;
+}
+
+/* fentry's fast exit: a nested call's exit that leaves the error chains as
+ * they are (it did not fail, and no chain waits for it or for a frame
+ * above: slow_at), its frame popped and its result kept, as in fast_exit.
+ * Everything else goes to handle_exit: fentry's deferral inline in the
+ * fast exit made each clone a third larger and its load (verification)
+ * slower, +21% start-up for 77 functions, for 3% on failing calls, and
+ * its common step alone (rs_fdefer_keep called from here) cost the fast
+ * exit 20 instructions more in registers spilled, more than it saved.
+ * fx: the function's RS_FUNC_CANT_FAIL, _NEEDS_SIGN_EXT and _RET_PTR
+ * flags, a constant in each copy (fexit_fast_of) */
+static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u32 fx)
+{
+	u32 id = (u32)cookie, d, seq_id;
+	struct rs_frame *f;
+	u64 now, lat = 0;
+	bool went_on;
+
+	if (!lean_calls || !s || s->overflow_depth)   /* id, s: as in fast_entry */
+		return false;
+	d = s->depth;
+	if (d < 2)   /* as in fast_exit */
+		return false;
+	d--;
+	if ((s32)d <= s->slow_at)
+		return false;
+	f = &s->frames[FIDX(d)];
+	if (f->func_id != id)
+		return false;
+	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
+		res = (s64)(s32)res;
+	if (is_failure(fx, res))
+		return false;
+	/* a call that cannot fail stays in an error chain that runs through it */
+	went_on = (fx & RS_FUNC_CANT_FAIL) && s->is_err;
+	seq_id = s->next_seq_id++;
+	if (emit_trace || went_on) {
+		now = bpf_ktime_get_ns();
+		lat = now - f->lat_ns;
+		if (emit_trace)
+			emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
+	}
+	f->res = res;
+	f->lat_ns = lat;
+	s->is_err = went_on;
+	s->depth = d;
+	return true;
+}
+
+/* fexit_fast, its flags a constant in the copy each common set of them
+ * gets: the verifier, which knows a clone's cookie, keeps only its
+ * function's copy */
+static __always_inline bool fexit_fast_of(struct session *s, u64 cookie, s64 res)
+{
+	u32 fx = (cookie >> 32) & (RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT | RS_FUNC_RET_PTR);
+
+	switch (fx) {
+	case 0:
+		return fexit_fast(s, cookie, res, 0);
+	case RS_FUNC_RET_PTR:
+		return fexit_fast(s, cookie, res, RS_FUNC_RET_PTR);
+	case RS_FUNC_NEEDS_SIGN_EXT:
+		return fexit_fast(s, cookie, res, RS_FUNC_NEEDS_SIGN_EXT);
+	case RS_FUNC_CANT_FAIL:
+		return fexit_fast(s, cookie, res, RS_FUNC_CANT_FAIL);
+	case RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT:
+		return fexit_fast(s, cookie, res, RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT);
+	default:
+		return fexit_fast(s, cookie, res, fx);
+	}
 }
 
 /* cookie: RS_FUNC_COOKIE(id, flags) of the traced function; task: the
@@ -1212,6 +1300,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 		else
 			fexit_defer_exit(ctx, s, d, id, kctx & CTX_CAST);
 	}
+	hold_sync(s);
 	s->depth = d;
 	if (d == 0) {
 		submit_session(ctx, s, 0, now);
@@ -1230,10 +1319,23 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
 	return fast_entry(s, cookie) || handle_entry(ctx, c, s, task, cookie);
 }
 
-static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, u32 kctx)
+/* the exit's result: fexit's from the trampoline's frame, read late, where
+ * nothing has to keep it across a helper call */
+static __always_inline s64 exit_result(void *ctx, u32 kctx)
+{
+	u64 ret;
+
+	if (kctx & CTX_REGS)
+		return PT_REGS_RC((struct pt_regs *)ctx);
+	bpf_get_func_ret(ctx, &ret);   /* it always writes ret in an fexit program */
+	return ret;
+}
+
+static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, u32 kctx)
 {
 	struct session *s;
 	u64 task;
+	s64 res;
 
 	if (use_lbr) {
 		/* first: the branches before this exit, not ours */
@@ -1245,7 +1347,8 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 	}
 	task = bpf_get_current_task();
 	s = session_cached(c, task);
-	if (!fast_exit(ctx, s, cookie, res, kctx))
+	res = exit_result(ctx, kctx);
+	if ((kctx & CTX_REGS) ? !fast_exit(ctx, s, cookie, res, kctx) : !fexit_fast_of(s, cookie, res))
 		handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
 
@@ -1291,7 +1394,7 @@ int rs_kexit_multi(struct pt_regs *ctx)
 	struct cpu_state *c = cpu_state_get();
 
 	if (ready)
-		on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+		on_exit(ctx, c, multi_cookie(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1318,7 +1421,7 @@ int rs_ksession(struct pt_regs *ctx)
 	 * cookie, so that the exit needs no ip_cookies lookup */
 	sc = bpf_session_cookie();
 	if (bpf_session_is_return()) {
-		on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
+		on_exit(ctx, c, *sc, CTX_REGS | CTX_CAST);
 		return 0;
 	}
 	cookie = multi_cookie(ctx);
@@ -1342,7 +1445,7 @@ int rs_kexit(struct pt_regs *ctx)
 	struct cpu_state *c = cpu_state_get();
 
 	if (ready)
-		on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+		on_exit(ctx, c, bpf_get_attach_cookie(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1373,13 +1476,12 @@ int rs_fentry(u64 *ctx)
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 ret = 0, cookie = fentry_func_cookie();
+	u64 cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
 	if (!ready || !(c = guard_enter()))
 		return 0;
-	bpf_get_func_ret(ctx, &ret);
-	on_exit(ctx, c, cookie, (s64)ret, kctx);
+	on_exit(ctx, c, cookie, kctx);
 	guard_exit(c);
 	return 0;
 }
