@@ -78,8 +78,8 @@ struct session {
 	u16 pend_n[2];               /* continues the pend_n return addresses kept */
 	s16 slow_at;                 /* fentry: the deepest frame whose exit a chain
 				      * waits for (pend_depth, saved_depth - 2;
-				      * hold_sync), -1: none; its exit and those
-				      * above it take handle_exit */
+				      * hold_sync), -1: none; the exits of it and
+				      * of shallower frames take handle_exit */
 	s32 lbrs_sz[2];
 	u32 tb_n;                    /* -T: entries waiting in the slot's sess_tb */
 	/* the final SESSION_END is built in place: its fixed part here, the
