@@ -55,7 +55,11 @@ struct session {
 	u64 owner;                   /* the task (bpf_get_current_task) whose open
 				      * session this is; 0 once closed */
 	u32 slot;                    /* this slot's index */
-	u32 _pad0;
+	s16 slow_at;                 /* fentry: the deepest frame whose exit a chain
+				      * waits for (pend_depth, saved_depth - 2;
+				      * hold_sync), -1: none; the exits of it and
+				      * of shallower frames take handle_exit */
+	u16 _pad0;
 	u64 sess_id;
 	u32 tid, pid;
 	u64 start_ts;
@@ -76,10 +80,6 @@ struct session {
 	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
 	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
 	u16 pend_n[2];               /* continues the pend_n return addresses kept */
-	s16 slow_at;                 /* fentry: the deepest frame whose exit a chain
-				      * waits for (pend_depth, saved_depth - 2;
-				      * hold_sync), -1: none; the exits of it and
-				      * of shallower frames take handle_exit */
 	s32 lbrs_sz[2];
 	u32 tb_n;                    /* -T: entries waiting in the slot's sess_tb */
 	/* the final SESSION_END is built in place: its fixed part here, the
@@ -826,10 +826,11 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
  * calling this last), so that fast_exit tests one number */
 static __always_inline void hold_sync(struct session *s)
 {
-	s16 h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
+	s16 h;
 
 	if (!fentry_mode)
 		return;
+	h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
 	if (s->saved_depth && (s16)(s->saved_depth - 2) > h)
 		h = s->saved_depth - 2;
 	s->slow_at = h;
@@ -989,9 +990,7 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	 * recorder keeps max_fstack_depth <= RS_MAX_FSTACK_DEPTH) */
 	if (!lean_calls)
 		return false;
-	/* a defunct session counts every call as untracked depth
-	 * (handle_entry): overflow_depth covers it */
-	if (!s || s->overflow_depth)
+	if (!s || s->defunct || s->overflow_depth)
 		return false;
 	d = s->depth;
 	if (d >= max_fstack_depth)
@@ -1319,23 +1318,10 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
 	return fast_entry(s, cookie) || handle_entry(ctx, c, s, task, cookie);
 }
 
-/* the exit's result: fexit's from the trampoline's frame, read late, where
- * nothing has to keep it across a helper call */
-static __always_inline s64 exit_result(void *ctx, u32 kctx)
-{
-	u64 ret;
-
-	if (kctx & CTX_REGS)
-		return PT_REGS_RC((struct pt_regs *)ctx);
-	bpf_get_func_ret(ctx, &ret);   /* it always writes ret in an fexit program */
-	return ret;
-}
-
-static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, u32 kctx)
+static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, u32 kctx)
 {
 	struct session *s;
 	u64 task;
-	s64 res;
 
 	if (use_lbr) {
 		/* first: the branches before this exit, not ours */
@@ -1347,7 +1333,6 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 	}
 	task = bpf_get_current_task();
 	s = session_cached(c, task);
-	res = exit_result(ctx, kctx);
 	if ((kctx & CTX_REGS) ? !fast_exit(ctx, s, cookie, res, kctx) : !fexit_fast_of(s, cookie, res))
 		handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
@@ -1394,7 +1379,7 @@ int rs_kexit_multi(struct pt_regs *ctx)
 	struct cpu_state *c = cpu_state_get();
 
 	if (ready)
-		on_exit(ctx, c, multi_cookie(ctx), CTX_REGS);
+		on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1421,7 +1406,7 @@ int rs_ksession(struct pt_regs *ctx)
 	 * cookie, so that the exit needs no ip_cookies lookup */
 	sc = bpf_session_cookie();
 	if (bpf_session_is_return()) {
-		on_exit(ctx, c, *sc, CTX_REGS | CTX_CAST);
+		on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
 		return 0;
 	}
 	cookie = multi_cookie(ctx);
@@ -1445,7 +1430,7 @@ int rs_kexit(struct pt_regs *ctx)
 	struct cpu_state *c = cpu_state_get();
 
 	if (ready)
-		on_exit(ctx, c, bpf_get_attach_cookie(ctx), CTX_REGS);
+		on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1476,12 +1461,13 @@ int rs_fentry(u64 *ctx)
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 cookie = fentry_func_cookie();
+	u64 ret = 0, cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
 	if (!ready || !(c = guard_enter()))
 		return 0;
-	on_exit(ctx, c, cookie, kctx);
+	bpf_get_func_ret(ctx, &ret);
+	on_exit(ctx, c, cookie, (s64)ret, kctx);
 	guard_exit(c);
 	return 0;
 }
