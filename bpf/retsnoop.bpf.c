@@ -1144,7 +1144,9 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, struct 
 	if (!s)
 		s = session_uncached(c, task, &ts, &latest);
 	if (!s) {
-		if (!(flags & RS_FUNC_IS_ENTRY))
+		/* not ready (before the recorder's start, after its stop): no
+		 * new session; the open ones go on to their ends */
+		if (!(flags & RS_FUNC_IS_ENTRY) || !ready)
 			return false;
 		/* a thread the CPU's cache names had a session: it was allowed
 		 * (and a tgid stays allowed; a name can change) */
@@ -1368,8 +1370,7 @@ int rs_kentry_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready)
-		on_entry(ctx, c, multi_cookie(ctx));
+	on_entry(ctx, c, multi_cookie(ctx));
 	return 0;
 }
 
@@ -1378,8 +1379,7 @@ int rs_kexit_multi(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready)
-		on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1398,9 +1398,6 @@ int rs_ksession(struct pt_regs *ctx)
 	struct cpu_state *c;
 	u64 *sc, cookie;
 
-	/* not ready: an entry's 1 skips its exit (an exit's value is not read) */
-	if (!ready)
-		return 1;
 	c = cpu_state_get();
 	/* the call's own 8 bytes, from its entry to its exit: the function's
 	 * cookie, so that the exit needs no ip_cookies lookup */
@@ -1419,8 +1416,7 @@ int rs_kentry(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready)
-		on_entry(ctx, c, bpf_get_attach_cookie(ctx));
+	on_entry(ctx, c, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
@@ -1429,8 +1425,7 @@ int rs_kexit(struct pt_regs *ctx)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (ready)
-		on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1452,7 +1447,7 @@ int rs_fentry(u64 *ctx)
 	u64 cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
-	if (!ready || !(c = guard_enter()))
+	if (!(c = guard_enter()))
 		return 0;
 	on_entry(ctx, c, cookie);
 	guard_exit(c);
@@ -1464,7 +1459,7 @@ static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 	u64 ret = 0, cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
-	if (!ready || !(c = guard_enter()))
+	if (!(c = guard_enter()))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
 	on_exit(ctx, c, cookie, (s64)ret, kctx);
