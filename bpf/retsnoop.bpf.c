@@ -40,7 +40,7 @@ const volatile bool lean_calls = false;      /* none of -A, -I, -S, -B: a call i
 					      * and with -T adds its trace entries
 					      * (fast_entry, fast_exit) */
 
-bool ready = false;
+bool ready = false;   /* new sessions open (tracer_start to tracer_stop) */
 struct rs_bpf_stats stats = {};
 
 /* the fixed part of a SESSION_END record: frames[nframes] and the kernel

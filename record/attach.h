@@ -55,6 +55,9 @@ int tracer_configure(struct tracer *t, const struct record_opts *o, const struct
  * that failed, and on a terminal the progress bar go to log */
 int tracer_attach(struct tracer *t, const struct selection *sel, int verbose, FILE *log,
 		  char *err, size_t errlen);
+/* sessions open from start on, none after stop (those open then go on
+ * until they end or the programs are detached; the reader's last drain
+ * takes what they sent by then) */
 void tracer_start(struct tracer *t);
 void tracer_stop(struct tracer *t);
 int tracer_ringbuf_fd(const struct tracer *t);
