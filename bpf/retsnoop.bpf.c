@@ -980,6 +980,25 @@ static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now)
 	return seq_id;
 }
 
+/* a fast exit's frame d (f, function id) given its result and, where it
+ * is shown (the trace view, shown: the call's error chain goes on through
+ * it), its latency, and with -T its trace entry */
+static __always_inline void frame_exit(struct session *s, struct rs_frame *f, u32 d, u32 id,
+				       s64 res, bool shown)
+{
+	u32 seq_id = s->next_seq_id++;
+	u64 now, lat = 0;
+
+	if (emit_trace || shown) {
+		now = bpf_ktime_get_ns();
+		lat = now - f->lat_ns;
+		if (emit_trace)
+			emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
+	}
+	f->res = res;
+	f->lat_ns = lat;
+}
+
 /* a nested call's entry: its frame pushed (handle_entry's last part); s:
  * the session the CPU's cache names (session_cached) */
 static __always_inline bool fast_entry(struct session *s, u64 cookie)
@@ -1013,10 +1032,9 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, s64 res,
 				      u32 kctx)
 {
-	u32 id = (u32)cookie, flags = cookie >> 32, d, seq_id;
+	u32 id = (u32)cookie, flags = cookie >> 32, d;
 	bool failed, went_on, waits;
 	struct rs_frame *f;
-	u64 now, lat = 0;
 
 	if (!lean_calls)   /* id, s: as in fast_entry */
 		return false;
@@ -1037,15 +1055,7 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 	failed = is_failure(flags, res);
 	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
 	waits = s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d;
-	seq_id = s->next_seq_id++;
-	if (emit_trace || went_on) {
-		now = bpf_ktime_get_ns();
-		lat = now - f->lat_ns;
-		if (emit_trace)
-			emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
-	}
-	f->res = res;
-	f->lat_ns = lat;
+	frame_exit(s, f, d, id, res, went_on);
 	if (failed && !s->is_err)
 		chain_first_failure(ctx, s, d, id, kctx, true);
 	s->is_err = went_on;
@@ -1068,9 +1078,8 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
  * flags, a constant in each copy (fexit_fast_of) */
 static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u32 fx)
 {
-	u32 id = (u32)cookie, d, seq_id;
+	u32 id = (u32)cookie, d;
 	struct rs_frame *f;
-	u64 now, lat = 0;
 	bool went_on;
 
 	if (!lean_calls || !s || s->overflow_depth)   /* id, s: as in fast_entry */
@@ -1090,15 +1099,7 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 		return false;
 	/* a call that cannot fail stays in an error chain that runs through it */
 	went_on = (fx & RS_FUNC_CANT_FAIL) && s->is_err;
-	seq_id = s->next_seq_id++;
-	if (emit_trace || went_on) {
-		now = bpf_ktime_get_ns();
-		lat = now - f->lat_ns;
-		if (emit_trace)
-			emit_trace_rec(s, RS_REC_TRACE_EXIT, seq_id, id, d + 1, res, lat, now);
-	}
-	f->res = res;
-	f->lat_ns = lat;
+	frame_exit(s, f, d, id, res, went_on);
 	s->is_err = went_on;
 	s->depth = d;
 	return true;
