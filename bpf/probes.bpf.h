@@ -112,9 +112,9 @@ static __always_inline void handle_probe(void *ctx, u64 cookie)
 	u32 seq_id, *ts = NULL;
 	bool latest;
 
-	if (!ready)
-		return;
-	/* fentry: not inside our own handler on this CPU (see guard_enter) */
+	/* no ready test: a hit counts only inside an open session, and those
+	 * open only while ready (handle_entry). fentry: not inside our own
+	 * handler on this CPU (see guard_enter) */
 	c = fentry_mode ? guard_enter() : cpu_state_get();
 	if (!c)
 		return;

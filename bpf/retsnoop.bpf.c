@@ -822,8 +822,8 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 }
 
 /* fentry: slow_at once pend_depth or saved_depth changed (in fentry mode
- * they change only in handle_entry, handle_exit and save_error_chain, each
- * calling this last), so that fast_exit tests one number */
+ * they change only in session_open, which sets it, save_error_chain and
+ * handle_exit, which call this last), so that fexit_fast tests one number */
 static __always_inline void hold_sync(struct session *s)
 {
 	s16 h;
