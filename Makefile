@@ -54,7 +54,7 @@ all: $(BINS) $(USTACK_TEST_BINS) $(O)/cpu_hop
 
 # ------------------------------------------------------------------ BPF --
 $(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -I. \
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -I. \
 		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
 
 $(O)/retsnoop.skel.h: $(O)/retsnoop.bpf.o
@@ -62,7 +62,7 @@ $(O)/retsnoop.skel.h: $(O)/retsnoop.bpf.o
 
 # the kallsyms reader's ksym iterator (record/ksym_iter.c), its own object
 $(O)/ksym_iter.bpf.o: bpf/ksym_iter.bpf.c bpf/ksym_iter_abi.h bpf/kernel_types.h | $(O)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -I. \
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -I. \
 		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
 
 $(O)/ksym_iter.skel.h: $(O)/ksym_iter.bpf.o
