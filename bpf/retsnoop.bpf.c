@@ -1105,6 +1105,99 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 	return true;
 }
 
+/* fentry's first failure, fast: a nested call at depth d + 1 failed, no
+ * error chain is open (is_err false) and none waits at or below it (d >
+ * slow_at), and it returned into its parent's code. Its chain then starts
+ * as handle_exit starts it (chain_first_failure, fexit_defer_first,
+ * rs_fdefer_keep's common case): the site and return address from its
+ * trampoline frame (q: the frame's address past the argument registers)
+ * kept, the chain waiting for the parent's exit. Nothing else in
+ * handle_exit applies then: no -T, -S, -I or -B (lean_calls, emit_trace),
+ * no saved chain to drop or stitch (saved_depth - 2 <= slow_at < d), no
+ * other chain waiting for this exit. Returns 1 when done, else 0, nothing
+ * changed (handle_exit then). A global function: verified once, and the
+ * clones' fast exit keeps its registers; most first failures are NULL
+ * results a caller swallows (a lookup that finds nothing) */
+static __always_inline int fexit_first(struct session *s, u32 id, s64 res, u64 q, bool cast)
+{
+	struct rs_func_range *r, *pr;
+	u64 site, caller, now;
+	struct rs_frame *f;
+	u32 d, slot;
+
+	if (!s || emit_trace || !fexit_skip || fexit_defer_broken)
+		return 0;
+	if (s->overflow_depth || s->is_err || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
+		return 0;
+	d = s->depth - 1;
+	if ((s32)d <= s->slow_at)
+		return 0;
+	f = &s->frames[FIDX(d)];
+	r = bpf_map_lookup_elem(&func_ranges, &id);
+	if (f->func_id != id || !r || !r->end)
+		return 0;
+	site = kword(q + 16, cast);
+	caller = kword(q + 24, cast);
+	if (site <= r->start || site > r->start + FENTRY_SITE_MAX || !caller)
+		return 0;
+	/* into the parent's code, or into its trampoline when the parent
+	 * tail-called this function (as rs_fdefer_keep) */
+	pr = frame_range(s, d - 1);
+	if (!pr || !((caller >= pr->start && caller < pr->end) ||
+		     (caller >= pr->tramp_start && caller < pr->tramp_end)))
+		return 0;
+	now = bpf_ktime_get_ns();
+	s->next_seq_id++;
+	f->res = res;
+	f->lat_ns = now - f->lat_ns;
+	s->is_err = true;
+	s->max_depth = d + 1;
+	slot = s->cur & 1;
+	s->kstack[slot][0] = site;
+	s->kstack[slot][1] = caller;
+	chain_wait(s, slot, 2, d - 1);
+	stat_inc(&stats.stacks_deferred);
+	hold_sync(s);
+	s->depth = d;
+	return 1;
+}
+
+__noinline int rs_fexit_first(struct session *s, u32 id, s64 res, u64 q)
+{
+	return fexit_first(s, id, res, q, false);
+}
+
+__noinline int rs_fexit_first_cast(struct session *s, u32 id, s64 res, u64 q)
+{
+	return fexit_first(s, id, res, q, true);
+}
+
+/* whether rs_fexit_first took this exit (fexit_fast did not): only a
+ * failure of a function that can fail, in lean mode with deferred stacks
+ * (each a constant the verifier prunes by, in each clone) */
+static __always_inline bool fexit_first_of(void *ctx, struct session *s, u64 cookie, s64 res,
+					   u32 kctx)
+{
+	u32 flags = cookie >> 32;
+	u64 n;
+
+	if (!lean_calls || !defer_stacks || !s || (flags & RS_FUNC_CANT_FAIL))
+		return false;
+	/* a chain going on, or one waiting: handle_exit */
+	if (s->is_err || (s32)s->depth - 1 <= s->slow_at)
+		return false;
+	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
+		res = (s64)(s32)res;
+	if (!is_failure(flags, res))
+		return false;
+	n = bpf_get_func_arg_cnt(ctx);
+	if (n > 16)
+		return false;
+	if (kctx & CTX_CAST)
+		return rs_fexit_first_cast(s, (u32)cookie, res, ctx_addr(ctx) + n * 8);
+	return rs_fexit_first(s, (u32)cookie, res, ctx_addr(ctx) + n * 8);
+}
+
 /* fexit_fast, its flags a constant in the copy each common set of them
  * gets: the verifier, which knows a clone's cookie, keeps only its
  * function's copy */
@@ -1336,7 +1429,8 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 	}
 	task = bpf_get_current_task();
 	s = session_cached(c, task);
-	if ((kctx & CTX_REGS) ? !fast_exit(ctx, s, cookie, res, kctx) : !fexit_fast_of(s, cookie, res))
+	if ((kctx & CTX_REGS) ? !fast_exit(ctx, s, cookie, res, kctx) :
+	    !fexit_fast_of(s, cookie, res) && !fexit_first_of(ctx, s, cookie, res, kctx))
 		handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
 

@@ -518,7 +518,7 @@ static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u
 static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 d, u32 id, bool cast)
 {
 	u32 slot = s->cur & 1;
-	struct fexit_ret w;
+	struct fexit_ret w = {};   /* read only when fexit_frame found it; set for the verifier (clang may spill it whole) */
 	bool fr = fexit_frame(ctx, id, &w, cast);
 
 	if (fr && fexit_skip && (rs_fdefer_keep(s, slot, d, w.site, w.caller) ||
@@ -555,7 +555,7 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
 static __always_inline void fexit_defer_exit(void *ctx, struct session *s, u32 d, u32 id, bool cast)
 {
 	bool on0 = chain_goes_on(s, d, 0), on1 = chain_goes_on(s, d, 1);
-	struct fexit_ret w;
+	struct fexit_ret w = {};   /* read only when fexit_frame found it; set for the verifier (clang may spill it whole) */
 	bool fr;
 
 	/* most exits a chain waits through are not its ancestor's: the
