@@ -1551,7 +1551,7 @@ int rs_fentry(u64 *ctx)
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 ret = 0, cookie = fentry_func_cookie();
+	u64 ret, cookie = fentry_func_cookie();   /* ret: the helper writes it (never fails in fexit) */
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
