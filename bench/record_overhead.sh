@@ -39,7 +39,9 @@
 # and the issue's target for it (met or MISSED; -K and -M -A have none).
 # Also: start-up of a one-function recording of /bin/true against bpftrace's
 # one-probe start-up, the recorder's peak RSS and BPF map memory, its own
-# CPU time per recorded session (-M and -M -T), and attach +
+# CPU time per recorded session (-M and -M -T), which fexit template -F
+# ran (a bpf_rdonly_cast template that fails to load falls back silently
+# to the helper's, slower: flagged), and attach +
 # detach of about 1k and 10k functions (the same globs given to both).
 #
 # Usage: bench/record_overhead.sh   (env: N=20000 syscalls per run, RUNS=3,
@@ -147,6 +149,15 @@ while [ \$i -lt \$RUNS ]; do
 	[ "\$RSV" = rs ] || res startup rs0 \$(up ./retsnoop-record.base -e __x64_sys_openat -o /tmp/s.rsr -- /bin/true)
 	res startup bt \$(up bpftrace -e 'kprobe:__x64_sys_openat { }' -c /bin/true)
 	i=\$((i + 1))
+done
+# which fexit template -F ran (-v says when bpf_rdonly_cast's did not load
+# and the helper's ran instead: a slower -F, silently in the runs above)
+for v in \$RSV; do
+	bin=./retsnoop-record; [ \$v = rs ] || bin=./retsnoop-record.base
+	\$bin -v -F -e __x64_sys_openat \$ra -o /tmp/t.rsr -- /bin/true >/dev/null 2>/out/tmpl-\$v.err
+	if grep -q 'did not load' /out/tmpl-\$v.err; then t=helper-fallback
+	elif grep -q 'plain loads' /out/tmpl-\$v.err; then t=rdonly-cast; else t=helper; fi
+	res tmpl \$v \$t
 done
 # the recorder's memory on the failing workload
 res mem \$(./bench_tool run ./retsnoop-record -M -e __x64_sys_openat \$ra -o /tmp/m.rsr -- ./bench_tool loop fail \$N 2>/dev/null | grep wall_ms)
@@ -274,6 +285,8 @@ echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrac
 		b / a, (a <= b) ? "met" : "MISSED" }'))"
 [ -z "${BASE:-}" ] || echo "start-up of BASE (rs0): $(med_field startup rs0 wall_ms) ms"
 echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
+awk '$1 == "tmpl" { printf "-F fexit template, %s: %s%s\n", $2, $3,
+	$3 == "helper-fallback" ? " (WARNING: rs_fexit_cast did not load here; the -F rows ran the helper template)" : "" }' "$R"
 awk '$1 == "cpu" { ns = 0; n = 0; for (i = 4; i < NF; i++) { if ($i == "ns") ns = $(i + 1); if ($i == "sessions") n = $(i + 1) }
 	if (n > 0) printf "recorder CPU per recorded session, failing workload, %s: %s %.1f us (%.1f ms for %d sessions, from the schedstat of its threads)\n",
 		$3 == "MT" ? "-M -T" : "-M", $2, ns / 1000 / n, ns / 1e6, n }' "$R"
