@@ -1110,8 +1110,9 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
  * slow_at), and it returned into its parent's code. Its chain then starts
  * as handle_exit starts it (chain_first_failure, fexit_defer_first,
  * rs_fdefer_keep's common case): the site and return address from its
- * trampoline frame (q: the frame's address past the argument registers)
- * kept, the chain waiting for the parent's exit. Nothing else in
+ * trampoline frame (at q: fexit_frame_addr) kept, the chain waiting for
+ * the parent's exit, its frame's result and latency set (frame_exit,
+ * shown: it failed). Nothing else in
  * handle_exit applies then: no -T, -S, -I or -B (lean_calls, emit_trace),
  * no saved chain to drop or stitch (saved_depth - 2 <= slow_at < d), no
  * other chain waiting for this exit. Returns 1 when done, else 0, nothing
@@ -1120,12 +1121,12 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
  * results a caller swallows (a lookup that finds nothing) */
 static __always_inline int fexit_first(struct session *s, u32 id, s64 res, u64 q, bool cast)
 {
-	struct rs_func_range *r, *pr;
-	u64 site, caller, now;
+	struct fexit_ret w = {};   /* as in fexit_defer_first */
+	struct rs_func_range *pr;
 	struct rs_frame *f;
 	u32 d, slot;
 
-	if (!s || emit_trace || !fexit_skip || fexit_defer_broken)
+	if (!s || emit_trace || !fexit_skip)
 		return 0;
 	if (s->overflow_depth || s->is_err || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
 		return 0;
@@ -1133,28 +1134,20 @@ static __always_inline int fexit_first(struct session *s, u32 id, s64 res, u64 q
 	if ((s32)d <= s->slow_at)
 		return 0;
 	f = &s->frames[FIDX(d)];
-	r = bpf_map_lookup_elem(&func_ranges, &id);
-	if (f->func_id != id || !r || !r->end)
-		return 0;
-	site = kword(q + 16, cast);
-	caller = kword(q + 24, cast);
-	if (site <= r->start || site > r->start + FENTRY_SITE_MAX || !caller)
+	if (f->func_id != id || !fexit_frame_at(q, id, &w, cast))
 		return 0;
 	/* into the parent's code, or into its trampoline when the parent
 	 * tail-called this function (as rs_fdefer_keep) */
 	pr = frame_range(s, d - 1);
-	if (!pr || !((caller >= pr->start && caller < pr->end) ||
-		     (caller >= pr->tramp_start && caller < pr->tramp_end)))
+	if (!pr || !((w.caller >= pr->start && w.caller < pr->end) ||
+		     (w.caller >= pr->tramp_start && w.caller < pr->tramp_end)))
 		return 0;
-	now = bpf_ktime_get_ns();
-	s->next_seq_id++;
-	f->res = res;
-	f->lat_ns = now - f->lat_ns;
+	frame_exit(s, f, d, id, res, true);
 	s->is_err = true;
 	s->max_depth = d + 1;
 	slot = s->cur & 1;
-	s->kstack[slot][0] = site;
-	s->kstack[slot][1] = caller;
+	s->kstack[slot][0] = w.site;
+	s->kstack[slot][1] = w.caller;
 	chain_wait(s, slot, 2, d - 1);
 	stat_inc(&stats.stacks_deferred);
 	hold_sync(s);
@@ -1179,7 +1172,7 @@ static __always_inline bool fexit_first_of(void *ctx, struct session *s, u64 coo
 					   u32 kctx)
 {
 	u32 flags = cookie >> 32;
-	u64 n;
+	u64 q;
 
 	if (!lean_calls || !defer_stacks || !s || (flags & RS_FUNC_CANT_FAIL))
 		return false;
@@ -1190,12 +1183,12 @@ static __always_inline bool fexit_first_of(void *ctx, struct session *s, u64 coo
 		res = (s64)(s32)res;
 	if (!is_failure(flags, res))
 		return false;
-	n = bpf_get_func_arg_cnt(ctx);
-	if (n > 16)
+	q = fexit_frame_addr(ctx);
+	if (!q)
 		return false;
 	if (kctx & CTX_CAST)
-		return rs_fexit_first_cast(s, (u32)cookie, res, ctx_addr(ctx) + n * 8);
-	return rs_fexit_first(s, (u32)cookie, res, ctx_addr(ctx) + n * 8);
+		return rs_fexit_first_cast(s, (u32)cookie, res, q);
+	return rs_fexit_first(s, (u32)cookie, res, q);
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them

@@ -330,22 +330,36 @@ static __always_inline u64 ctx_addr(void *ctx)
 	return *(volatile u64 *)&c->scratch;
 }
 
-/* cast: how the frame's words are read (bpf/kword.bpf.h), in this and the
- * fexit functions below */
-static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w, bool cast)
+/* the address of the trampoline frame's words past the traced function's
+ * argument registers (its return value's slot), 0 when not known */
+static __always_inline u64 fexit_frame_addr(void *ctx)
 {
-	struct rs_func_range *r = bpf_map_lookup_elem(&func_ranges, &id);
 	u64 n = bpf_get_func_arg_cnt(ctx), p;
 
-	if (!r || !r->end || n > 16 || fexit_defer_broken)
-		return false;
+	if (n > 16)
+		return 0;
 	p = ctx_addr(ctx);
-	if (!p)
+	return p ? p + n * 8 : 0;
+}
+
+/* the trampoline frame at q (fexit_frame_addr) of function id's exit:
+ * whether its site was found. cast: how the frame's words are read
+ * (bpf/kword.bpf.h), in this and the fexit functions below */
+static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, bool cast)
+{
+	struct rs_func_range *r = bpf_map_lookup_elem(&func_ranges, &id);
+
+	if (!q || !r || !r->end || fexit_defer_broken)
 		return false;
-	w->site = kword(p + n * 8 + 16, cast);
-	w->caller = kword(p + n * 8 + 24, cast);
-	w->sp = p + n * 8 + 32;
+	w->site = kword(q + 16, cast);
+	w->caller = kword(q + 24, cast);
+	w->sp = q + 32;
 	return w->site > r->start && w->site <= r->start + FENTRY_SITE_MAX && w->caller;
+}
+
+static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w, bool cast)
+{
+	return fexit_frame_at(fexit_frame_addr(ctx), id, w, cast);
 }
 
 /* the first whole capture (skip 0) tells how many frames (program,
