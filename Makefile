@@ -57,8 +57,27 @@ $(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -I. \
 		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
 
+# the lean build of the same source (bpf/lean_knobs.h): record/bpf_objects.c
+# embeds its bytes and opens them through the general skeleton, so the two
+# must agree on everything but the bytes (maps, programs, .rodata and .bss
+# layout): the check compares the skeleton bpftool makes of each
+$(O)/retsnoop_lean.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -DRS_LEAN -D__TARGET_ARCH_$(ARCH) -Wall -I. \
+		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+
 $(O)/retsnoop.skel.h: $(O)/retsnoop.bpf.o
 	$(BPFTOOL) gen skeleton $< name retsnoop_bpf > $@
+
+$(O)/retsnoop_lean.checked: $(O)/retsnoop_lean.bpf.o $(O)/retsnoop.skel.h
+	$(BPFTOOL) gen skeleton $< name retsnoop_bpf | sed -n '1,/__elf_bytes(&s->data_sz)/p' > $@.b
+	sed -n '1,/__elf_bytes(&s->data_sz)/p' $(O)/retsnoop.skel.h > $@.a
+	@cmp -s $@.a $@.b || { echo "the lean BPF object's skeleton differs from the general one's" \
+		"(maps, programs or .rodata layout): diff $@.a $@.b" >&2; exit 1; }
+	@rm -f $@.a $@.b
+	touch $@
+
+$(O)/record/bpf_objects.o $(O)/asan/record/bpf_objects.o: $(O)/retsnoop_lean.bpf.o $(O)/retsnoop_lean.checked
+$(O)/record/bpf_objects.o $(O)/asan/record/bpf_objects.o: CFLAGS += -DRS_LEAN_OBJ='"$(O)/retsnoop_lean.bpf.o"'
 
 # the kallsyms reader's ksym iterator (record/ksym_iter.c), its own object
 $(O)/ksym_iter.bpf.o: bpf/ksym_iter.bpf.c bpf/ksym_iter_abi.h bpf/kernel_types.h | $(O)

@@ -158,6 +158,9 @@ for v in \$RSV; do
 	if grep -q 'did not load' /out/tmpl-\$v.err; then t=helper-fallback
 	elif grep -q 'plain loads' /out/tmpl-\$v.err; then t=rdonly-cast; else t=helper; fi
 	res tmpl \$v \$t
+	# and which build of the BPF object (bpf/lean_knobs.h): the lean one
+	# for the default -M, -K and -F rows, the general one with -T, -A, -U
+	res obj \$v \$(sed -n 's/.* the \([a-z]*\) BPF object\..*/\1/p' /out/tmpl-\$v.err) unsaid
 done
 # the recorder's memory on the failing workload
 res mem \$(./bench_tool run ./retsnoop-record -M -e __x64_sys_openat \$ra -o /tmp/m.rsr -- ./bench_tool loop fail \$N 2>/dev/null | grep wall_ms)
@@ -287,6 +290,7 @@ echo "start-up, one function, -- /bin/true: retsnoop-record ${rs_up} ms, bpftrac
 echo "recorder on the failing workload (-M): $(sed -n 's/^mem //p' "$R")"
 awk '$1 == "tmpl" { printf "-F fexit template, %s: %s%s\n", $2, $3,
 	$3 == "helper-fallback" ? " (WARNING: rs_fexit_cast did not load here; the -F rows ran the helper template)" : "" }' "$R"
+awk '$1 == "obj" { printf "BPF object of the default -M, -K and -F rows, %s: %s\n", $2, $3 }' "$R"
 awk '$1 == "cpu" { ns = 0; n = 0; for (i = 4; i < NF; i++) { if ($i == "ns") ns = $(i + 1); if ($i == "sessions") n = $(i + 1) }
 	if (n > 0) printf "recorder CPU per recorded session, failing workload, %s: %s %.1f us (%.1f ms for %d sessions, from the schedstat of its threads)\n",
 		$3 == "MT" ? "-M -T" : "-M", $2, ns / 1000 / n, ns / 1e6, n }' "$R"

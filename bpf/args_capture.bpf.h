@@ -17,6 +17,9 @@
 #include "args_spec.h"
 
 const volatile bool capture_args = false;       /* -A */
+#ifdef RS_LEAN   /* bpf/lean_knobs.h */
+#define capture_args RS_LEAN_capture_args
+#endif
 const volatile __u32 args_max_total = 3072;       /* -C args.max-total-args-size */
 const volatile __u32 args_max_sized = 256;        /* -C args.max-sized-arg-size */
 const volatile __u32 args_max_str = 256;          /* -C args.max-str-arg-size */

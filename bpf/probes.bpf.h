@@ -9,6 +9,9 @@
 #include "probe_cookie.h"
 
 const volatile bool probe_ctx = false;   /* -A: copy each hit's context */
+#ifdef RS_LEAN   /* bpf/lean_knobs.h */
+#define probe_ctx RS_LEAN_probe_ctx
+#endif
 
 /* a record with the largest context, built here and copied out at its
  * real size (ring buffer reservations must be of a constant size); room

@@ -9,6 +9,7 @@
 #include <bpf/bpf_core_read.h>
 #include "retsnoop_abi.h"
 #include "comm_glob.h"
+#include "lean_knobs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -39,6 +40,18 @@ const volatile bool lean_calls = false;      /* none of -A, -I, -S, -B: a call i
 					      * session only pushes and pops its frame,
 					      * and with -T adds its trace entries
 					      * (fast_entry, fast_exit) */
+
+/* the lean object's constants in their place (bpf/lean_knobs.h); the
+ * values above stay, unread, for the common .rodata layout */
+#ifdef RS_LEAN
+#define emit_success RS_LEAN_emit_success
+#define success_stacks RS_LEAN_success_stacks
+#define emit_trace RS_LEAN_emit_trace
+#define emit_interim RS_LEAN_emit_interim
+#define use_lbr RS_LEAN_use_lbr
+#define lean_calls RS_LEAN_lean_calls
+#define defer_stacks RS_LEAN_defer_stacks
+#endif
 
 bool ready = false;   /* new sessions open (tracer_start to tracer_stop) */
 struct rs_bpf_stats stats = {};

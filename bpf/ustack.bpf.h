@@ -17,6 +17,9 @@
 #define RS_PF_KTHREAD  0x00200000      /* task_struct.flags: a kernel thread */
 
 const volatile bool emit_ustack = false;   /* -U */
+#ifdef RS_LEAN   /* bpf/lean_knobs.h */
+#define emit_ustack RS_LEAN_emit_ustack
+#endif
 const volatile __u32 ustack_size = 16384;  /* -C user.stack-size, <= RS_USTACK_MAX */
 
 /* the fields this file reads, relocated by CO-RE (the flavor suffix keeps

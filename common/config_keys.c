@@ -24,6 +24,8 @@ static const struct cfg_key keys[] = {
 	  "true", REC, "-M on Linux 6.10+: one kprobe.session link for entry and exit (false: two kprobe.multi links)" },
 	{ "bpf.rdonly-cast", CFG_BPF_RDONLY_CAST, CFG_BOOL, "BOOL", 0, 1, NULL,
 	  "true", REC, "-F on Linux 6.2+: deferred stacks read stack words as plain loads (false: bpf_probe_read_kernel)" },
+	{ "bpf.lean", CFG_BPF_LEAN, CFG_BOOL, "BOOL", 0, 1, NULL,
+	  "true", REC, "the BPF build with the common recording's settings compiled in, where they fit (false: always the general one)" },
 	{ "bpf.max-depth", CFG_BPF_MAX_DEPTH, CFG_UINT, "N", 1, RS_MAX_FSTACK_DEPTH, NULL,
 	  "64", REC, "nested calls tracked per session, 1..64" },
 	{ "args.max-total-args-size", CFG_ARGS_MAX_TOTAL, CFG_UINT, "BYTES", 1, 65536, NULL,

@@ -30,7 +30,7 @@ _retsnoop_diff_flags="--format $_retsnoop_info_flags"
 _retsnoop_addr2line_flags="-e -i --inlines --dwarf-names --no-cache -v --verbose
 	-V --version -h --help --usage"
 _retsnoop_presets="bpf perf"
-_retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.defer-stacks= bpf.kprobe-session= bpf.rdonly-cast= bpf.max-depth=
+_retsnoop_record_keys="bpf.ringbuf-size= bpf.sessions-size= bpf.defer-stacks= bpf.kprobe-session= bpf.rdonly-cast= bpf.lean= bpf.max-depth=
 	args.max-total-args-size= args.max-sized-arg-size= args.max-str-arg-size=
 	args.capture-raw-ptrs= user.stack-size="
 _retsnoop_report_keys="stacks.symb-mode= stacks.unfiltered= stacks.emit-addrs=

@@ -8,6 +8,7 @@
 #include "record/comm_filter.h"
 #include "record/args_capture.h"
 #include "record/clone_btf.h"
+#include "record/bpf_objects.h"
 #include "record/probe_attach.h"
 #include "record/map_fill.h"
 #include "symbols/ksyms.h"
@@ -191,24 +192,11 @@ static int set_programs(struct tracer *t, const struct selection *sel, bool rdon
 	return templates_cookie(t, sel);
 }
 
-int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
-		size_t errlen)
+/* the .rodata knobs of the recording's options (those of -A and -J:
+ * args_capture_preload, probe_skel_setup) */
+static void set_knobs(struct retsnoop_bpf *s, const struct record_opts *o, enum attach_mode mode,
+		      bool use_lbr, const struct selection *sel)
 {
-	struct retsnoop_bpf *s;
-	int e;
-
-	memset(t, 0, sizeof(*t));
-	t->mode = mode;
-	t->session_fd = -1;
-	t->cookie_at[0] = t->cookie_at[1] = -1;
-	t->session = mode == ATTACH_KPROBE_MULTI && session;
-	s = retsnoop_bpf__open();
-	if (!s) {
-		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
-		return -1;
-	}
-	t->skel = s;
 	s->rodata->emit_success = o->success == 1;
 	s->rodata->success_stacks = o->success == 1 && o->stacks;
 	/* deferred error stacks (bpf/stack_defer.bpf.h), on by default in
@@ -239,6 +227,39 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	 * reader; below, the reader's poll timeout collects it */
 	s->rodata->wake_bytes = o->ringbuf_size / 4 ? o->ringbuf_size / 4 : 1;
 	set_user_stacks(s, o);
+}
+
+/* whether the lean BPF object's compiled-in knobs (bpf/lean_knobs.h) are
+ * this recording's, as tracer_open sets them: a call-stack recording of
+ * failures, its stacks deferred. bpf_objects_lean_mismatch checks it */
+static bool lean_fits(const struct record_opts *o, enum attach_mode mode, bool use_lbr)
+{
+	return o->lean && o->success != 1 && !o->trace && !o->interim && !use_lbr &&
+	       !o->capture_args && !o->probe_ctx && !o->user_stacks && o->defer_stacks &&
+	       (mode != ATTACH_FENTRY || FENTRY_DEFER_ARCH);
+}
+
+int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
+		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
+		size_t errlen)
+{
+	const char *knob;
+	struct retsnoop_bpf *s;
+	int e;
+
+	memset(t, 0, sizeof(*t));
+	t->mode = mode;
+	t->session_fd = -1;
+	t->cookie_at[0] = t->cookie_at[1] = -1;
+	t->session = mode == ATTACH_KPROBE_MULTI && session;
+	t->lean = lean_fits(o, mode, use_lbr);
+	s = bpf_objects_open(t->lean);
+	if (!s) {
+		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
+		return -1;
+	}
+	t->skel = s;
+	set_knobs(s, o, mode, use_lbr, sel);
 
 	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	/* open sessions: -C bpf.sessions-size slots and one per CPU (a CPU
@@ -279,6 +300,11 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 		return -1;
 	}
 	probe_skel_setup(s, o);
+	if (t->lean && (knob = bpf_objects_lean_mismatch(s))) {
+		snprintf(err, errlen, "the lean BPF object has %s compiled in, which this recording sets otherwise "
+			 "(a bug in record/attach.c's lean_fits; -C bpf.lean=false avoids it)", knob);
+		return -1;
+	}
 	if (retsnoop_bpf__load(s)) {
 		e = errno;
 		snprintf(err, errlen, "loading the BPF programs failed with %s (%s)%s", errname(e),
@@ -705,19 +731,21 @@ static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uin
 	return v;
 }
 
-static int clone_attach(struct bpf_program *tmpl, long at, uint64_t cookie0,
+static int clone_attach(const struct tracer *t, struct bpf_program *tmpl, long at, uint64_t cookie0,
 			enum bpf_attach_type type, int btf_id, uint64_t cookie, bool with_btf,
 			int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
 	struct bpf_insn *insns = clone_insns(tmpl, at, cookie0, cookie);
 	struct clone_btf cb = { .btf_fd = -1 };
+	size_t obj_sz;
+	const void *obj = bpf_objects_bytes(t->lean, &obj_sz);
 
 	if (!insns)
 		return -1;
 	/* -A, deferred stacks: the template's function info, so that its
 	 * global functions are verified once each, not inlined into every path */
-	if (with_btf && !clone_btf_get(tmpl, insns, bpf_program__insn_cnt(tmpl), &cb)) {
+	if (with_btf && !clone_btf_get(tmpl, insns, bpf_program__insn_cnt(tmpl), obj, obj_sz, &cb)) {
 		opts.prog_btf_fd = cb.btf_fd;
 		opts.func_info = cb.fi;
 		opts.func_info_cnt = cb.n;
@@ -764,10 +792,10 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		push_link(t, le);
 		return 0;
 	}
-	if (clone_attach(px, t->cookie_at[1], cookie0, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
+	if (clone_attach(t, px, t->cookie_at[1], cookie0, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
 			 t->skel->rodata->defer_stacks, &pfx, &lfx))
 		return -1;
-	if (clone_attach(pe, t->cookie_at[0], cookie0, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
+	if (clone_attach(t, pe, t->cookie_at[0], cookie0, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
 			 t->skel->rodata->capture_args, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);

@@ -26,6 +26,7 @@ struct tracer {
 	int *fds;                 /* fentry mode: cloned program and link fds */
 	size_t nfds, fds_cap;
 	bool session;             /* -M as one kprobe.session link */
+	bool lean;                /* the lean BPF object loaded (record/bpf_objects.h) */
 	struct bpf_program *fexit;   /* fentry mode: the fexit template loaded (rs_fexit or
 				      * rs_fexit_cast) */
 	long cookie_at[2];        /* fentry mode: the index of the cookie's immediate in

@@ -4,12 +4,10 @@
  * reports the info of the verified program, whose offsets are rewritten
  * and from which subprograms it proved dead are gone; when none is gone
  * its type ids are taken in order, else each subprogram is named by the
- * ELF symbol of its length in the embedded BPF object and typed by that
+ * ELF symbol of its length in the BPF object and typed by that
  * name in the program's BTF. Computed once per template. */
 #include "record/clone_btf.h"
 #include <linux/types.h>
-#include "bpf/retsnoop_abi.h"
-#include "retsnoop.skel.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -84,10 +82,8 @@ static const char *subprog_name(Elf *e, size_t len)
 
 /* type ids of subprograms 1..n-1 by their names (the kernel dropped some) */
 static int types_by_name(__u32 btf_id, const __u32 *starts, size_t n, size_t cnt,
-			 struct bpf_func_info *fi)
+			 const void *obj, size_t sz, struct bpf_func_info *fi)
 {
-	size_t sz;
-	const void *obj = retsnoop_bpf__elf_bytes(&sz);
 	struct btf *btf = btf__load_from_kernel_by_id(btf_id);
 	Elf *e;
 	int ret = 0;
@@ -114,7 +110,8 @@ static int types_by_name(__u32 btf_id, const __u32 *starts, size_t n, size_t cnt
 
 /* the function info of TMPL over INSNS into *out (n entries) */
 static int compute(const struct bpf_program *tmpl, const struct bpf_insn *insns, size_t cnt,
-		   struct bpf_func_info **out, __u32 *out_n, __u32 *btf_id)
+		   const void *obj, size_t obj_sz, struct bpf_func_info **out, __u32 *out_n,
+		   __u32 *btf_id)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info), nfi, *starts = calloc(cnt + 1, sizeof(__u32));
@@ -143,7 +140,7 @@ static int compute(const struct bpf_program *tmpl, const struct bpf_insn *insns,
 		fi[i].insn_off = starts[i];
 		fi[i].type_id = i < nfi ? kfi[i].type_id : 0;
 	}
-	if (n != nfi && types_by_name(info.btf_id, starts, n, cnt, fi))
+	if (n != nfi && types_by_name(info.btf_id, starts, n, cnt, obj, obj_sz, fi))
 		goto out;
 	*out = fi;
 	*out_n = (__u32)n;
@@ -158,22 +155,24 @@ out:
 }
 
 int clone_btf_get(const struct bpf_program *tmpl, const struct bpf_insn *insns, size_t cnt,
-		  struct clone_btf *cb)
+		  const void *obj, size_t obj_sz, struct clone_btf *cb)
 {
 	/* one template's info, computed at its first clone (clones differ
 	 * from it only in an immediate) */
 	static const struct bpf_program *c_tmpl;
+	static const void *c_obj;
 	static struct bpf_func_info *c_fi;
 	static __u32 c_n, c_btf_id;
 	static int c_err;
 
 	memset(cb, 0, sizeof(*cb));
 	cb->btf_fd = -1;
-	if (c_tmpl != tmpl) {
+	if (c_tmpl != tmpl || c_obj != obj) {
 		free(c_fi);
 		c_fi = NULL;
 		c_tmpl = tmpl;
-		c_err = compute(tmpl, insns, cnt, &c_fi, &c_n, &c_btf_id);
+		c_obj = obj;
+		c_err = compute(tmpl, insns, cnt, obj, obj_sz, &c_fi, &c_n, &c_btf_id);
 	}
 	if (c_err)
 		return -1;

@@ -20,9 +20,10 @@ struct clone_btf {
 /* The function info of loaded program TMPL laid over INSNS (its
  * pre-load instructions, CNT of them): 0, or -1 (CB then empty: load
  * the copy without BTF) when the program has none or the layouts do not
- * match. */
+ * match. OBJ, OBJ_SZ: the ELF object TMPL was opened from (its
+ * subprograms' names) */
 int clone_btf_get(const struct bpf_program *tmpl, const struct bpf_insn *insns, size_t cnt,
-		  struct clone_btf *cb);
+		  const void *obj, size_t obj_sz, struct clone_btf *cb);
 void clone_btf_free(struct clone_btf *cb);
 
 #endif

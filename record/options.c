@@ -267,6 +267,7 @@ int record_config_apply(void *ctx, const struct cfg_key *k, uint64_t v, struct o
 	case CFG_BPF_DEFER_STACKS: o->defer_stacks = v; return OPT_OK;
 	case CFG_BPF_KPROBE_SESSION: o->kprobe_session = v; return OPT_OK;
 	case CFG_BPF_RDONLY_CAST: o->rdonly_cast = v; return OPT_OK;
+	case CFG_BPF_LEAN: o->lean = v; return OPT_OK;
 	case CFG_USER_STACK_SIZE: o->ustack_size = (uint32_t)v; return OPT_OK;
 	case CFG_ARGS_MAX_TOTAL: o->args_max_total = (uint32_t)v; return OPT_OK;
 	case CFG_ARGS_MAX_SIZED: o->args_max_sized = (uint32_t)v; return OPT_OK;
@@ -303,6 +304,7 @@ void record_opts_init(struct record_opts *o, int argc, char **argv)
 	o->max_depth = RS_MAX_FSTACK_DEPTH;
 	o->kprobe_session = true;
 	o->rdonly_cast = true;
+	o->lean = true;
 	o->defer_stacks = true;
 	o->ustack_size = 16384;
 	o->args_max_total = 3072;

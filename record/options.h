@@ -30,6 +30,7 @@ struct record_opts {
 	bool defer_stacks;       /* -C bpf.defer-stacks (default true) */
 	bool kprobe_session;     /* -C bpf.kprobe-session (default true): -M as one kprobe.session link where the kernel has it */
 	bool rdonly_cast;        /* -C bpf.rdonly-cast (default true): -F's fexit template reads stack words through bpf_rdonly_cast where the kernel has it */
+	bool lean;               /* -C bpf.lean (default true): the lean BPF object where it fits (record/bpf_objects.h) */
 	bool lbr;
 	uint64_t lbr_flags;
 	const char *output;

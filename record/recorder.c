@@ -461,9 +461,9 @@ static int load_and_attach(struct recorder *r)
 		return fail(r, "out of memory");
 	lap(r, LAP_ATTACH);
 	if (o->verbose)
-		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms.\n",
+		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms, the %s BPF object.\n",
 			r->tr.attached, r->tr.failed, tracer_mode_name(&r->tr),
-			(unsigned long long)(r->tr.attach_ns / 1000000));
+			(unsigned long long)(r->tr.attach_ns / 1000000), r->tr.lean ? "lean" : "general");
 	else if (r->tr.failed)   /* calls of those go untraced: never silently */
 		fprintf(r->log, "%s: warning: %zu of %zu functions could not be attached with %s "
 			"(-v names them); their calls are not traced\n", r->prog, r->tr.failed,

@@ -26,6 +26,9 @@
 #  * -F twice: with the fexit template that reads stack words through
 #    bpf_rdonly_cast (bpf/kword.bpf.h; -v says so) and with the helper's
 #    (-C bpf.rdonly-cast=false), each against its own run without deferral;
+#  * the recordings with deferral ran the lean BPF object (bpf/lean_knobs.h),
+#    those without it the general one (-v says which), so every comparison
+#    above is also one of the two builds;
 #  * on Linux 6.1 (a second boot), the same in -K and -F with
 #    link_path_walk traced too (chains extended through it rather than
 #    captured at it), -F through the helper's template (no kfunc there).
@@ -54,7 +57,7 @@ for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
 		# Fh: -F with the fexit template that reads through the helper
 		case \$m in Fh) fl="-F -C bpf.rdonly-cast=false";; *) fl=-\$m;; esac
 		run d-\$m-\$c \$R -v \$fl \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
-		run n-\$m-\$c \$R \$fl \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
+		run n-\$m-\$c \$R -v \$fl \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
 	done
 done
 EOF
@@ -138,6 +141,13 @@ PLAIN="Deferred stacks read stack words as plain loads"
 check "-F: the fexit template read stack words as plain loads (-v)" grep -q "$PLAIN" "$OUT/d-F-open-missing.err"
 check "-F -C bpf.rdonly-cast=false: through the helper (-v says nothing)" \
 	not grep -q "$PLAIN" "$OUT/d-Fh-open-missing.err"
+objects() {  # "PREFIX" "MODES": with deferral the lean BPF object, without it the general one
+	for m in $2; do
+		check "$1-$m: deferred stacks ran the lean BPF object (-v)" grep -q "the lean BPF object" "$OUT/d-$m-open-missing.err"
+		check "$1-$m: without deferral, the general one (-v)" grep -q "the general BPF object" "$OUT/n-$m-open-missing.err"
+	done
+}
+objects "" "M K F Fh"
 
 # Linux 6.1 (a second boot, kretprobes only: no kprobe.multi there), with
 # link_path_walk traced too, so that openat's chains go on through it: its
@@ -150,6 +160,7 @@ if [ -f "$KERNELS/6.1.env" ]; then
 	sed -i 's/ -a link_path_walk / -a link_path_walk* /; s/for m in M K F Fh; do/for m in K F; do/' "$WORK/g/guest.sh"
 	boot_guest 1500
 	compare "6.1 " "K F"
+	objects "6.1 " "K F"
 	check "6.1 -F: no bpf_rdonly_cast there: the helper's fexit template (-v says nothing)" \
 		not grep -q "$PLAIN" "$OUT/d-F-open-missing.err"
 fi
