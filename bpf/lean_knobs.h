@@ -7,9 +7,10 @@
  * modes add to every call, the knob loads the verifier keeps and the
  * registers their paths cost (about 30 instructions per traced call).
  * Both objects keep every knob in .rodata, in the same layout (the
- * Makefile compares their skeletons), so that one skeleton opens either;
- * record/bpf_objects.c checks the recorder's values against these before
- * it loads the lean one. */
+ * Makefile compares their skeletons), so that one skeleton opens either.
+ * The recorder prepares the general one (record/attach.c) and, where the
+ * knobs it set there are these values, prepares and loads the lean one
+ * instead: the choice follows the knobs, never a second rule. */
 #ifndef RS_LEAN_KNOBS_H
 #define RS_LEAN_KNOBS_H
 

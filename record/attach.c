@@ -229,43 +229,19 @@ static void set_knobs(struct retsnoop_bpf *s, const struct record_opts *o, enum 
 	set_user_stacks(s, o);
 }
 
-/* whether the lean BPF object's compiled-in knobs (bpf/lean_knobs.h) are
- * this recording's, as tracer_open sets them: a call-stack recording of
- * failures, its stacks deferred. bpf_objects_lean_mismatch checks it */
-static bool lean_fits(const struct record_opts *o, enum attach_mode mode, bool use_lbr)
+/* the BPF object t->skel opened made ready to load for the recording:
+ * its knobs, map sizes, the programs the mode loads. It changes only the
+ * skeleton (and t's fexit template and cookie indices), so that the same
+ * preparation can be made again on the other build of the object */
+static int tracer_prepare(struct tracer *t, const struct record_opts *o,
+			  const struct selection *sel, bool use_lbr, bool rdonly_cast, char *err,
+			  size_t errlen)
 {
-	return o->lean && o->success != 1 && !o->trace && !o->interim && !use_lbr &&
-	       !o->capture_args && !o->probe_ctx && !o->user_stacks && o->defer_stacks &&
-	       (mode != ATTACH_FENTRY || FENTRY_DEFER_ARCH);
-}
-
-int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
-		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
-		size_t errlen)
-{
-	const char *knob;
-	struct retsnoop_bpf *s;
-	int e;
-
-	memset(t, 0, sizeof(*t));
-	t->mode = mode;
-	t->session_fd = -1;
-	t->cookie_at[0] = t->cookie_at[1] = -1;
-	t->session = mode == ATTACH_KPROBE_MULTI && session;
-	t->lean = lean_fits(o, mode, use_lbr);
-	s = bpf_objects_open(t->lean);
-	if (!s) {
-		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
-		return -1;
-	}
-	t->skel = s;
-	set_knobs(s, o, mode, use_lbr, sel);
-
-	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
+	struct retsnoop_bpf *s = t->skel;
 	/* open sessions: -C bpf.sessions-size slots and one per CPU (a CPU
 	 * keeps one free slot aside: bpf/retsnoop.bpf.c's cpu_state), all
 	 * free at first */
-	int ncpus = libbpf_num_possible_cpus();
+	int ncpus = libbpf_num_possible_cpus(), e;
 	uint32_t nslots = o->sessions_size + (uint32_t)(ncpus > 0 ? ncpus : 1);
 
 	if (ncpus > RS_MAX_CPUS) {
@@ -273,7 +249,8 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 			 ncpus, RS_MAX_CPUS);
 		return -1;
 	}
-
+	set_knobs(s, o, t->mode, use_lbr, sel);
+	bpf_map__set_max_entries(s->maps.rb, (uint32_t)o->ringbuf_size);
 	bpf_map__set_max_entries(s->maps.sess_slots, nslots);
 	bpf_map__set_max_entries(s->maps.free_slots, nslots);
 	bpf_map__set_max_entries(s->maps.sess_tb, o->trace ? nslots : 1);
@@ -281,7 +258,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	/* deferred stacks' table only when they are on */
 	bpf_map__set_max_entries(s->maps.func_ranges,
 				 s->rodata->defer_stacks && sel->n ? (uint32_t)sel->n : 1);
-	if (mode == ATTACH_KPROBE_MULTI) {
+	if (t->mode == ATTACH_KPROBE_MULTI) {
 		uint32_t bits = 1;
 
 		while (bits < 24 && (1ULL << bits) < 2ULL * sel->n)
@@ -291,7 +268,6 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 		s->rodata->ipc_shift = 64 - bits;
 		bpf_map__set_max_entries(s->maps.ip_cookies, 1U << bits);
 	}
-
 	args_capture_preload(s, o, sel->n);
 	if ((e = set_programs(t, sel, rdonly_cast))) {
 		snprintf(err, errlen, "preparing the fentry templates failed: %s", e == -EINVAL ?
@@ -300,12 +276,57 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 		return -1;
 	}
 	probe_skel_setup(s, o);
-	if (t->lean && (knob = bpf_objects_lean_mismatch(s))) {
-		snprintf(err, errlen, "the lean BPF object has %s compiled in, which this recording sets otherwise "
-			 "(a bug in record/attach.c's lean_fits; -C bpf.lean=false avoids it)", knob);
+	return 0;
+}
+
+/* t->skel: the lean build (bpf/lean_knobs.h) when the general one, prepared,
+ * has its knobs (-C bpf.lean, default true), prepared the same way; the
+ * knobs are the recorder's to set, the choice follows them */
+static int tracer_pick_object(struct tracer *t, const struct record_opts *o,
+			      const struct selection *sel, bool use_lbr, bool rdonly_cast, char *err,
+			      size_t errlen)
+{
+	const char *knob;
+
+	if (!o->lean || bpf_objects_lean_mismatch(t->skel))
+		return 0;
+	retsnoop_bpf__destroy(t->skel);
+	t->lean = true;
+	t->skel = bpf_objects_open(true);
+	if (!t->skel) {
+		snprintf(err, errlen, "opening the lean BPF object failed: %s", strerror(errno));
 		return -1;
 	}
-	if (retsnoop_bpf__load(s)) {
+	if (tracer_prepare(t, o, sel, use_lbr, rdonly_cast, err, errlen))
+		return -1;
+	if ((knob = bpf_objects_lean_mismatch(t->skel))) {   /* the same preparation: never */
+		snprintf(err, errlen, "the lean BPF object's %s differs after the same preparation "
+			 "(-C bpf.lean=false avoids it)", knob);
+		return -1;
+	}
+	return 0;
+}
+
+int tracer_open(struct tracer *t, const struct record_opts *o, const struct selection *sel,
+		enum attach_mode mode, bool use_lbr, bool session, bool rdonly_cast, char *err,
+		size_t errlen)
+{
+	int e;
+
+	memset(t, 0, sizeof(*t));
+	t->mode = mode;
+	t->session_fd = -1;
+	t->cookie_at[0] = t->cookie_at[1] = -1;
+	t->session = mode == ATTACH_KPROBE_MULTI && session;
+	t->skel = bpf_objects_open(false);
+	if (!t->skel) {
+		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
+		return -1;
+	}
+	if (tracer_prepare(t, o, sel, use_lbr, rdonly_cast, err, errlen) ||
+	    tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
+		return -1;
+	if (retsnoop_bpf__load(t->skel)) {
 		e = errno;
 		snprintf(err, errlen, "loading the BPF programs failed with %s (%s)%s", errname(e),
 			 strerror(e), e == EPERM ?

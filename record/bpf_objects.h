@@ -16,7 +16,7 @@ struct retsnoop_bpf *bpf_objects_open(bool lean);
 const void *bpf_objects_bytes(bool lean, size_t *sz);
 /* NULL when every knob the lean object has compiled in holds that value
  * in s's .rodata, else the name of the first that does not (the lean
- * object must not load then: it would ignore the recorder's setting) */
+ * object must not serve then: it would ignore the recorder's setting) */
 const char *bpf_objects_lean_mismatch(const struct retsnoop_bpf *s);
 
 #endif
