@@ -8,9 +8,9 @@
  * registers their paths cost (about 30 instructions per traced call).
  * Both objects keep every knob in .rodata, in the same layout (the
  * Makefile compares their skeletons), so that one skeleton opens either.
- * The recorder prepares the general one (record/attach.c) and, where the
- * knobs it set there are these values, prepares and loads the lean one
- * instead: the choice follows the knobs, never a second rule. */
+ * The recorder prepares the lean one first (record/attach.c) and keeps it
+ * where the knobs it set there are these values, else prepares the
+ * general one: the choice follows the knobs, never a second rule. */
 #ifndef RS_LEAN_KNOBS_H
 #define RS_LEAN_KNOBS_H
 

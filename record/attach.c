@@ -279,30 +279,27 @@ static int tracer_prepare(struct tracer *t, const struct record_opts *o,
 	return 0;
 }
 
-/* t->skel: the lean build (bpf/lean_knobs.h) when the general one, prepared,
- * has its knobs (-C bpf.lean, default true), prepared the same way; the
+/* t->skel opened and prepared: the lean build (bpf/lean_knobs.h) where the
+ * knobs the preparation set on it are its constants (-C bpf.lean, default
+ * true: tried first, the common recording's), else the general one; the
  * knobs are the recorder's to set, the choice follows them */
 static int tracer_pick_object(struct tracer *t, const struct record_opts *o,
 			      const struct selection *sel, bool use_lbr, bool rdonly_cast, char *err,
 			      size_t errlen)
 {
-	const char *knob;
-
-	if (!o->lean || bpf_objects_lean_mismatch(t->skel))
-		return 0;
-	retsnoop_bpf__destroy(t->skel);
-	t->lean = true;
-	t->skel = bpf_objects_open(true);
-	if (!t->skel) {
-		snprintf(err, errlen, "opening the lean BPF object failed: %s", strerror(errno));
-		return -1;
-	}
-	if (tracer_prepare(t, o, sel, use_lbr, rdonly_cast, err, errlen))
-		return -1;
-	if ((knob = bpf_objects_lean_mismatch(t->skel))) {   /* the same preparation: never */
-		snprintf(err, errlen, "the lean BPF object's %s differs after the same preparation "
-			 "(-C bpf.lean=false avoids it)", knob);
-		return -1;
+	for (int lean = o->lean; lean >= 0; lean--) {
+		retsnoop_bpf__destroy(t->skel);
+		t->lean = lean;
+		t->skel = bpf_objects_open(lean);
+		if (!t->skel) {
+			snprintf(err, errlen, "opening the %s BPF object failed: %s",
+				 lean ? "lean" : "general", strerror(errno));
+			return -1;
+		}
+		if (tracer_prepare(t, o, sel, use_lbr, rdonly_cast, err, errlen))
+			return -1;
+		if (!lean || !bpf_objects_lean_mismatch(t->skel))
+			return 0;
 	}
 	return 0;
 }
@@ -318,13 +315,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	t->session_fd = -1;
 	t->cookie_at[0] = t->cookie_at[1] = -1;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
-	t->skel = bpf_objects_open(false);
-	if (!t->skel) {
-		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
-		return -1;
-	}
-	if (tracer_prepare(t, o, sel, use_lbr, rdonly_cast, err, errlen) ||
-	    tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
+	if (tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
 		return -1;
 	if (retsnoop_bpf__load(t->skel)) {
 		e = errno;
