@@ -51,6 +51,7 @@ const volatile bool lean_calls = false;      /* none of -A, -I, -S, -B: a call i
 #define use_lbr RS_LEAN_use_lbr
 #define lean_calls RS_LEAN_lean_calls
 #define defer_stacks RS_LEAN_defer_stacks
+#define max_fstack_depth RS_LEAN_max_fstack_depth
 #endif
 
 bool ready = false;   /* new sessions open (tracer_start to tracer_stop) */

@@ -86,7 +86,6 @@ static void test_mismatch(void)
 #undef FLIP
 	set_lean(s);
 	s->rodata->nr_funcs = 12345;
-	s->rodata->max_fstack_depth = 7;
 	s->rodata->filter_tgid = true;
 	CHECK(bpf_objects_lean_mismatch(s) == NULL);
 }
