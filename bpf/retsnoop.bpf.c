@@ -251,7 +251,13 @@ static __always_inline void stat_inc(u64 *v)
 /* this CPU's state (never NULL: an element of cpu_states) */
 static __always_inline struct cpu_state *cpu_state_get(void)
 {
-	return &cpu_states[bpf_get_smp_processor_id() & (RS_MAX_CPUS - 1)];
+	struct cpu_state *c = &cpu_states[bpf_get_smp_processor_id() & (RS_MAX_CPUS - 1)];
+
+	/* opaque: clang then addresses the fields from c, rather than
+	 * computing each field's address again from the CPU number (and
+	 * keeping the number in a register for it) */
+	asm volatile("" : "+r"(c));
+	return c;
 }
 
 /* what an exit's ctx is, a constant in each front end (kctx below): fexit's
