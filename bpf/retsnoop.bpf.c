@@ -69,11 +69,12 @@ struct session {
 	u64 owner;                   /* the task (bpf_get_current_task) whose open
 				      * session this is; 0 once closed */
 	u32 slot;                    /* this slot's index */
-	s16 slow_at;                 /* fentry: the deepest frame whose exit a chain
+	s32 slow_at;                 /* fentry: the deepest frame whose exit a chain
 				      * waits for (pend_depth, saved_depth - 2;
 				      * hold_sync), -1: none; the exits of it and
-				      * of shallower frames take handle_exit */
-	u16 _pad0;
+				      * of shallower frames take handle_exit (32
+				      * bits, as pend_depth: no sign extension
+				      * at each compare) */
 	u64 sess_id;
 	u32 tid, pid;
 	u64 start_ts;
@@ -92,7 +93,7 @@ struct session {
 	u16 saved_depth, saved_max_depth;
 	u32 saved_last_seq_id;
 	s32 kstack_sz[3];            /* [2]: an injected probe's hit (-J -I) */
-	s16 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
+	s32 pend_depth[2];           /* stack_defer.bpf.h, per slot: the frame whose exit */
 	u16 pend_n[2];               /* continues the pend_n return addresses kept */
 	s32 lbrs_sz[2];
 	u32 tb_n;                    /* -T: entries waiting in the slot's sess_tb */
@@ -846,13 +847,13 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
  * handle_exit, which call this last), so that fexit_fast tests one number */
 static __always_inline void hold_sync(struct session *s)
 {
-	s16 h;
+	s32 h;
 
 	if (!fentry_mode)
 		return;
 	h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
-	if (s->saved_depth && (s16)(s->saved_depth - 2) > h)
-		h = s->saved_depth - 2;
+	if (s->saved_depth && (s32)s->saved_depth - 2 > h)
+		h = (s32)s->saved_depth - 2;
 	s->slow_at = h;
 }
 
