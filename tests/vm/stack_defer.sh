@@ -27,8 +27,9 @@
 #    bpf_rdonly_cast (bpf/kword.bpf.h; -v says so) and with the helper's
 #    (-C bpf.rdonly-cast=false), each against its own run without deferral;
 #  * the recordings with deferral ran the lean BPF object (bpf/lean_knobs.h),
-#    those without it the general one (-v says which), so every comparison
-#    above is also one of the two builds;
+#    except Fh's, with -C bpf.lean=false, and those without it the general
+#    one (-v says which), so every comparison above is also one of the two
+#    builds, and Fh's is the general build's deferral;
 #  * on Linux 6.1 (a second boot), the same in -K and -F with
 #    link_path_walk traced too (chains extended through it rather than
 #    captured at it), -F through the helper's template (no kfunc there).
@@ -54,8 +55,9 @@ for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
 	case \$c in open-*) W="i=0; while [ \\\$i -lt 12 ]; do ./simfail \$c; i=\\\$((i + 1)); done";; esac
 	sh -c "\$W" >/dev/null 2>&1
 	for m in M K F Fh; do
-		# Fh: -F with the fexit template that reads through the helper
-		case \$m in Fh) fl="-F -C bpf.rdonly-cast=false";; *) fl=-\$m;; esac
+		# Fh: -F with the fexit template that reads through the helper,
+		# in the general BPF object (the others: the lean one)
+		case \$m in Fh) fl="-F -C bpf.rdonly-cast=false -C bpf.lean=false";; *) fl=-\$m;; esac
 		run d-\$m-\$c \$R -v \$fl \$g -o /out/d-\$m-\$c.rsr -- sh -c "\$W"
 		run n-\$m-\$c \$R -v \$fl \$g -C bpf.defer-stacks=false -o /out/n-\$m-\$c.rsr -- sh -c "\$W"
 	done
@@ -141,9 +143,11 @@ PLAIN="Deferred stacks read stack words as plain loads"
 check "-F: the fexit template read stack words as plain loads (-v)" grep -q "$PLAIN" "$OUT/d-F-open-missing.err"
 check "-F -C bpf.rdonly-cast=false: through the helper (-v says nothing)" \
 	not grep -q "$PLAIN" "$OUT/d-Fh-open-missing.err"
-objects() {  # "PREFIX" "MODES": with deferral the lean BPF object, without it the general one
+objects() {  # "PREFIX" "MODES": with deferral the lean BPF object (Fh: -C bpf.lean=false), without it the general one
+	local want
 	for m in $2; do
-		check "$1-$m: deferred stacks ran the lean BPF object (-v)" grep -q "the lean BPF object" "$OUT/d-$m-open-missing.err"
+		want=lean; [ "$m" = Fh ] && want=general
+		check "$1-$m: deferred stacks ran the $want BPF object (-v)" grep -q "the $want BPF object" "$OUT/d-$m-open-missing.err"
 		check "$1-$m: without deferral, the general one (-v)" grep -q "the general BPF object" "$OUT/n-$m-open-missing.err"
 	done
 }
