@@ -1443,9 +1443,12 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 	}
 	task = bpf_get_current_task();
 	s = session_cached(c, task);
-	if ((kctx & CTX_REGS) ? !fast_exit(ctx, s, cookie, res, kctx) :
-	    !fexit_fast_of(s, cookie, res) && !fexit_first_of(ctx, s, cookie, res, kctx))
-		handle_exit(ctx, c, s, task, cookie, res, kctx);
+	/* no session the cache names: straight to the whole path (one NULL
+	 * test, the fast paths below then know s) */
+	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
+		  fexit_fast_of(s, cookie, res) || fexit_first_of(ctx, s, cookie, res, kctx)))
+		return;
+	handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
 
 #include "probes.bpf.h"
