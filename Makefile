@@ -20,6 +20,9 @@ LDLIBS   := -lbpf -ldw -lelf -lz -lzstd -lpthread -lm -ldl
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+# every BPF object (ISA v3: 32-bit ALU and jumps; Linux 6.1 loads it)
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -I. \
+	      -idirafter /usr/include/$(shell uname -m)-linux-gnu
 
 COMMON_SRCS := $(wildcard common/*.c symbols/*.c)
 FORMAT_SRCS := $(wildcard format/*.c)
@@ -54,16 +57,14 @@ all: $(BINS) $(USTACK_TEST_BINS) $(O)/cpu_hop
 
 # ------------------------------------------------------------------ BPF --
 $(O)/retsnoop.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -I. \
-		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # the lean build of the same source (bpf/lean_knobs.h): record/bpf_objects.c
 # embeds its bytes and opens them through the general skeleton, so the two
 # must agree on everything but the bytes (maps, programs, .rodata and .bss
 # layout): the check compares the skeleton bpftool makes of each
 $(O)/retsnoop_lean.bpf.o: bpf/retsnoop.bpf.c $(wildcard bpf/*.h) | $(O)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -DRS_LEAN -D__TARGET_ARCH_$(ARCH) -Wall -I. \
-		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -DRS_LEAN -c $< -o $@
 
 $(O)/retsnoop.skel.h: $(O)/retsnoop.bpf.o
 	$(BPFTOOL) gen skeleton $< name retsnoop_bpf > $@
@@ -81,8 +82,7 @@ $(O)/record/bpf_objects.o $(O)/asan/record/bpf_objects.o: CFLAGS += -DRS_LEAN_OB
 
 # the kallsyms reader's ksym iterator (record/ksym_iter.c), its own object
 $(O)/ksym_iter.bpf.o: bpf/ksym_iter.bpf.c bpf/ksym_iter_abi.h bpf/kernel_types.h | $(O)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -I. \
-		-idirafter /usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(O)/ksym_iter.skel.h: $(O)/ksym_iter.bpf.o
 	$(BPFTOOL) gen skeleton $< name ksym_iter_bpf > $@
