@@ -392,22 +392,36 @@ static __always_inline u32 fexit_ancestor_of(const struct ancestors *an, u64 ip)
 	return a;
 }
 
+/* rs_fdefer_keep's answers */
+enum { FKEEP_WHOLE = -1, FKEEP_UNWIND = 0, FKEEP_KEPT = 1 };
+
+/* slot, n and d of rs_fdefer_keep in one argument (a global function has
+ * five) */
+#define FKEEP_ARG(slot, n, d) (((slot) & 1) | ((n) & 0x7fff) << 1 | (d) << 16)
+
 /* fentry's defer_step without the unwind: slot's chain, with n return
- * addresses kept, at the exit of frame d whose trampoline frame is w:
- * when the function returns into one of the nearest traced ancestors (or
- * into its trampoline, after a tail call), its site and return address
- * are kept and the chain waits for that ancestor's exit (1); else 0, the
- * caller captures the rest now. A global
- * function: verified once per program, not in every state of handle_exit. */
-__noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u64 caller)
+ * addresses kept (sdn: FKEEP_ARG), at the exit of frame d whose trampoline
+ * frame holds site and caller, sp the stack pointer once the function has
+ * returned. When the function returns into one of the nearest traced
+ * ancestors (or into its trampoline, after a tail call), its site and
+ * return address are kept; when it returns into untraced code whose own
+ * return address a learned site gives (bpf/ret_sites.bpf.h) and that one
+ * lies in a nearest traced ancestor, the three are; the chain then waits
+ * for that ancestor's exit (FKEEP_KEPT). Else FKEEP_UNWIND: a short unwind
+ * may find the ancestor (no learned site), or FKEEP_WHOLE: the rest of the
+ * stack is captured now. The ancestors' ranges are looked up once for both
+ * checks. A global function: verified once per program, not in every state
+ * of handle_exit; cast: how stack words are read (two copies) */
+static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64 caller, u64 sp,
+				       bool cast)
 {
 	struct ancestors an = {};
-	u32 slot = slot_n & 1, n = slot_n >> 1, a = 1;
+	u32 slot = sdn & 1, n = (sdn >> 1) & 0x7fff, d = sdn >> 16, a = 1, kept = 2;
 	struct rs_func_range *r;
-	u64 *ks;
+	u64 *ks, ret = 0;
 
 	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
-		return 0;
+		return FKEEP_WHOLE;
 	/* the common case first, one range looked up: a return into the
 	 * parent's code (what fexit_ancestor_of finds first) */
 	r = frame_range(s, d - 1);
@@ -416,22 +430,55 @@ __noinline int rs_fdefer_keep(struct session *s, u32 slot_n, u32 d, u64 site, u6
 		/* into an ancestor's trampoline: that ancestor tail-called
 		 * this function, whose return goes on through its exit */
 		a = fexit_ancestor_of(&an, caller);
+	}
+	if (!a) {
+		/* into untraced code: its return address where learned */
+		if (n > RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 2)
+			return FKEEP_WHOLE;
+		ret = ret_site_read_call(caller, sp, cast);
+		if (!ret)
+			return FKEEP_UNWIND;
+		a = fexit_ancestor_of(&an, ret);
 		if (!a)
-			return 0;
+			return FKEEP_WHOLE;
+		kept = 3;
 	}
 	ks = s->kstack[slot];
 	ks[KIDX(n)] = site;
 	ks[KIDX(n + 1)] = caller;
-	chain_wait(s, slot, n + 2, d - a);
-	return 1;
+	if (kept == 3)
+		ks[KIDX(n + 2)] = ret;
+	chain_wait(s, slot, n + kept, d - a);
+	return FKEEP_KEPT;
 }
 
-/* fentry's short unwind: frame d returned into untraced code, and the
- * cnt entries of a short capture from its site are at ks[n]: when one of
- * them past the first two (the site, the return address) returns into a
- * nearest traced ancestor, the entries up to it are kept and the chain
- * waits for that ancestor's exit (1); else 0. A global function, like
- * rs_fdefer_keep. */
+__noinline int rs_fdefer_keep(struct session *s, u32 sdn, u64 site, u64 caller, u64 sp)
+{
+	return fdefer_keep(s, sdn, site, caller, sp, false);
+}
+
+__noinline int rs_fdefer_keep_cast(struct session *s, u32 sdn, u64 site, u64 caller, u64 sp)
+{
+	return fdefer_keep(s, sdn, site, caller, sp, true);
+}
+
+/* rs_fdefer_keep, for the exit of frame d whose trampoline frame is w */
+static __always_inline int fdefer_keep_call(struct session *s, u32 slot, u32 n, u32 d,
+					    const struct fexit_ret *w, bool cast)
+{
+	u32 sdn = FKEEP_ARG(slot, n, d);
+
+	if (cast)
+		return rs_fdefer_keep_cast(s, sdn, w->site, w->caller, w->sp);
+	return rs_fdefer_keep(s, sdn, w->site, w->caller, w->sp);
+}
+
+/* fentry's short unwind, where rs_fdefer_keep found no learned site: frame
+ * d returned into untraced code, and the cnt entries of a short capture
+ * from its site are at ks[n]: when one of them past the first two (the
+ * site, the return address) returns into a nearest traced ancestor, the
+ * entries up to it are kept and the chain waits for that ancestor's exit
+ * (1); else 0. A global function, like rs_fdefer_keep. */
 __noinline int rs_fdefer_short(struct session *s, u32 slot_n, u32 d, u32 cnt)
 {
 	struct ancestors an = {};
@@ -457,13 +504,13 @@ __noinline int rs_fdefer_short(struct session *s, u32 slot_n, u32 d, u32 cnt)
 /* the short unwind of rs_fdefer_short: DEFER_SHORT + 1 entries from the
  * site of the function whose exit this is on (trampoline frame w), behind
  * the n kept (a first entry that is not the site turns deferral off, as in
- * fexit_rest); the caller's return address read instead where a learned
- * site says (bpf/ret_sites.bpf.h) */
+ * fexit_rest); the return site of the untraced caller is learned from it
+ * (bpf/ret_sites.bpf.h), read by rs_fdefer_keep the next times */
 static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, u32 n, u32 d,
-					const struct fexit_ret *w, bool cast)
+					const struct fexit_ret *w)
 {
 	u64 *ks = s->kstack[slot & 1];
-	u64 off = (u64)n * 8, ret;
+	u64 off = (u64)n * 8;
 	s32 sz;
 	int found;
 
@@ -473,13 +520,6 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 	asm volatile("" : "+r"(off));
 	if (off > sizeof(s->kstack[0]) - (DEFER_SHORT + 1) * 8)
 		return false;
-	ret = ret_site_read_call(w->caller, w->sp, cast);
-	if (ret) {
-		ks[KIDX(off / 8)] = w->site;
-		ks[KIDX(off / 8 + 1)] = w->caller;
-		ks[KIDX(off / 8 + 2)] = ret;
-		return rs_fdefer_short(s, (slot & 1) | (u32)(off / 8) << 1, d, 3);
-	}
 	sz = bpf_get_stack(ctx, (void *)ks + off, (DEFER_SHORT + 1) * 8,
 			   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
 	if (sz <= 0)
@@ -492,6 +532,17 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 	if (found && sz >= 24 && ks[KIDX(off / 8 + 1)] == w->caller)
 		rs_ret_site_learn(w->caller, w->sp, ks[KIDX(off / 8 + 2)]);
 	return found;
+}
+
+/* the chain of slot kept, with n addresses kept so far, at the exit of
+ * frame d (trampoline frame w): rs_fdefer_keep, else a short unwind;
+ * false when neither keeps it (the rest of the stack is captured now) */
+static __always_inline bool fexit_keep(void *ctx, struct session *s, u32 slot, u32 n, u32 d,
+				       const struct fexit_ret *w, bool cast)
+{
+	int k = fdefer_keep_call(s, slot, n, d, w, cast);
+
+	return k == FKEEP_KEPT || (k == FKEEP_UNWIND && fexit_short(ctx, s, slot, n, d, w));
 }
 
 /* the rest of slot's stack behind the n addresses kept, from the site of
@@ -535,8 +586,7 @@ static __always_inline void fexit_defer_first(void *ctx, struct session *s, u32 
 	struct fexit_ret w = {};   /* read only when fexit_frame found it; set for the verifier (clang may spill it whole) */
 	bool fr = fexit_frame(ctx, id, &w, cast);
 
-	if (fr && fexit_skip && (rs_fdefer_keep(s, slot, d, w.site, w.caller) ||
-				 fexit_short(ctx, s, slot, 0, d, &w, cast))) {
+	if (fr && fexit_skip && fexit_keep(ctx, s, slot, 0, d, &w, cast)) {
 		stat_inc(&stats.stacks_deferred);
 		return;
 	}
@@ -552,8 +602,7 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
 {
 	u32 n = s->pend_n[slot & 1];
 
-	if (fr && (rs_fdefer_keep(s, (slot & 1) | n << 1, d, w->site, w->caller) ||
-		   fexit_short(ctx, s, slot, n, d, w, cast)))
+	if (fr && fexit_keep(ctx, s, slot, n, d, w, cast))
 		return;
 	if (fr) {
 		fexit_rest(ctx, s, slot, n, w, cast);

@@ -11,6 +11,7 @@
 #include "record/bpf_objects.h"
 #include "record/probe_attach.h"
 #include "record/map_fill.h"
+#include "record/ip_cookies.h"
 #include "symbols/ksyms.h"
 #include <linux/types.h>
 #include <pthread.h>
@@ -229,6 +230,26 @@ static void set_knobs(struct retsnoop_bpf *s, const struct record_opts *o, enum 
 	set_user_stacks(s, o);
 }
 
+/* kprobe.multi: the selected functions' addresses (NULL: out of memory) */
+static uint64_t *sel_ips(const struct selection *sel)
+{
+	uint64_t *ips = calloc(sel->n ? sel->n : 1, sizeof(*ips));
+
+	for (uint32_t i = 0; ips && i < sel->n; i++)
+		ips[i] = sel->v[i].addr;
+	return ips;
+}
+
+/* ip_cookies' size (record/ip_cookies.h) */
+static uint32_t ipc_bits_of(const struct selection *sel)
+{
+	uint64_t *ips = sel_ips(sel);
+	uint32_t bits = ipc_pick_bits(ips, sel->n);
+
+	free(ips);
+	return bits;
+}
+
 /* the BPF object t->skel opened made ready to load for the recording:
  * its knobs, map sizes, the programs the mode loads. It changes only the
  * skeleton (and t's fexit template and cookie indices), so that the same
@@ -259,10 +280,8 @@ static int tracer_prepare(struct tracer *t, const struct record_opts *o,
 	bpf_map__set_max_entries(s->maps.func_ranges,
 				 s->rodata->defer_stacks && sel->n ? (uint32_t)sel->n : 1);
 	if (t->mode == ATTACH_KPROBE_MULTI) {
-		uint32_t bits = 1;
+		uint32_t bits = ipc_bits_of(sel);
 
-		while (bits < 24 && (1ULL << bits) < 2ULL * sel->n)
-			bits++;
 		s->rodata->ipc_bits = bits;
 		s->rodata->ipc_mask = (1U << bits) - 1;
 		s->rodata->ipc_shift = 64 - bits;
@@ -331,34 +350,23 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 }
 
 /* kprobe.multi: every function's cookie into ip_cookies
- * (bpf/retsnoop_abi.h); one without a free slot among its RS_IPC_PROBES
- * (unlikely at half load) keeps the BPF side's fallback to the link */
+ * (bpf/retsnoop_abi.h, record/ip_cookies.h) */
 static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 {
-	uint32_t bits = s->rodata->ipc_bits, size = 1U << bits;
-	struct rs_ip_cookie *tab = calloc(size, sizeof(*tab));
-	int ret;
+	uint32_t bits = s->rodata->ipc_bits;
+	struct rs_ip_cookie *tab = calloc(1U << bits, sizeof(*tab));
+	uint64_t *ips = sel_ips(sel), *cookies = calloc(sel->n ? sel->n : 1, sizeof(*cookies));
+	int ret = -1;
 
-	if (!tab)
-		return -1;
-	for (uint32_t i = 0; i < sel->n; i++) {
-		uint64_t ip = sel->v[i].addr;
-		uint32_t slot = RS_IPC_SLOT(ip, bits);
-
-		for (uint32_t k = 0; ip && k < RS_IPC_PROBES; k++) {
-			struct rs_ip_cookie *c = &tab[(slot + k) & (size - 1)];
-
-			if (c->ip == ip)
-				break;   /* an address twice: its first cookie, as the link's */
-			if (!c->ip) {
-				c->ip = ip;
-				c->cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
-				break;
-			}
-		}
+	if (tab && ips && cookies) {
+		for (uint32_t i = 0; i < sel->n; i++)
+			cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
+		ipc_fill(tab, bits, ips, cookies, sel->n);
+		ret = array_map_fill(bpf_map__fd(s->maps.ip_cookies), tab, 1U << bits);
 	}
-	ret = array_map_fill(bpf_map__fd(s->maps.ip_cookies), tab, size);
 	free(tab);
+	free(ips);
+	free(cookies);
 	return ret;
 }
 

@@ -4,8 +4,9 @@
  * reports the info of the verified program, whose offsets are rewritten
  * and from which subprograms it proved dead are gone; when none is gone
  * its type ids are taken in order, else each subprogram is named by the
- * ELF symbol of its length in the BPF object and typed by that
- * name in the program's BTF. Computed once per template. */
+ * ELF symbol of its length in the BPF object (of several that long, the
+ * one the kernel kept, or any where they are typed alike) and typed by
+ * that name in the program's BTF. Computed once per template. */
 #include "record/clone_btf.h"
 #include <linux/types.h>
 #include <bpf/bpf.h>
@@ -13,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,16 +46,17 @@ static size_t subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *st
 	return u;
 }
 
-/* the name of the .text function of LEN instructions in the embedded
- * object, when exactly one has that length */
-static const char *subprog_name(Elf *e, size_t len)
+#define MAX_SAME_LEN 8
+
+/* the names of the .text functions of LEN instructions in the embedded
+ * object (at most MAX_SAME_LEN): their number */
+static size_t subprog_names(Elf *e, size_t len, const char **names)
 {
-	const char *found = NULL;
-	size_t shstrndx, nfound = 0;
+	size_t shstrndx, n = 0;
 	Elf_Scn *scn = NULL;
 
 	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
+		return 0;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
@@ -73,16 +76,61 @@ static const char *subprog_name(Elf *e, size_t len)
 			sec = ts && gelf_getshdr(ts, &tsh) ? elf_strptr(e, shstrndx, tsh.sh_name) : NULL;
 			if (!sec || strcmp(sec, ".text"))
 				continue;
-			found = elf_strptr(e, sh.sh_link, sym.st_name);
-			nfound++;
+			if (n == MAX_SAME_LEN)
+				return 0;
+			names[n++] = elf_strptr(e, sh.sh_link, sym.st_name);
 		}
 	}
-	return nfound == 1 ? found : NULL;
+	return n;
 }
 
-/* type ids of subprograms 1..n-1 by their names (the kernel dropped some) */
+/* whether the kernel kept a subprogram of type id in the template */
+static bool kept(const struct bpf_func_info *kfi, __u32 nfi, __u32 id)
+{
+	for (__u32 i = 0; i < nfi; i++)
+		if (kfi[i].type_id == id)
+			return true;
+	return false;
+}
+
+/* the type id of the subprogram of LEN instructions: the one function of
+ * that length, else the one of them the template kept (the two copies of
+ * a cast/helper pair: the template holds one), else any of them when all
+ * are typed alike (same prototype, same linkage: the verifier sees no
+ * difference); -1 when none fits */
+static int type_of_len(const struct btf *btf, Elf *e, size_t len, const struct bpf_func_info *kfi,
+		       __u32 nfi)
+{
+	const char *names[MAX_SAME_LEN];
+	int ids[MAX_SAME_LEN], pick = -1;
+	size_t n = subprog_names(e, len, names), nkept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
+		if (ids[i] <= 0)
+			return -1;
+		if (kept(kfi, nfi, (__u32)ids[i])) {
+			pick = ids[i];
+			nkept++;
+		}
+	}
+	if (n == 1 || nkept == 1)
+		return n == 1 ? ids[0] : pick;
+	for (size_t i = 1; i < n; i++) {
+		const struct btf_type *a = btf__type_by_id(btf, (__u32)ids[0]);
+		const struct btf_type *b = btf__type_by_id(btf, (__u32)ids[i]);
+
+		if (a->type != b->type || btf_vlen(a) != btf_vlen(b))
+			return -1;
+	}
+	return n ? ids[0] : -1;
+}
+
+/* type ids of subprograms 1..n-1 by their names (the kernel dropped some;
+ * kfi, nfi: the info of those it kept) */
 static int types_by_name(__u32 btf_id, const __u32 *starts, size_t n, size_t cnt,
-			 const void *obj, size_t sz, struct bpf_func_info *fi)
+			 const void *obj, size_t sz, const struct bpf_func_info *kfi, __u32 nfi,
+			 struct bpf_func_info *fi)
 {
 	struct btf *btf = btf__load_from_kernel_by_id(btf_id);
 	Elf *e;
@@ -94,8 +142,7 @@ static int types_by_name(__u32 btf_id, const __u32 *starts, size_t n, size_t cnt
 	e = elf_memory((char *)obj, sz);
 	for (size_t i = 1; e && !ret && i < n; i++) {
 		size_t len = (i + 1 < n ? starts[i + 1] : cnt) - starts[i];
-		const char *name = subprog_name(e, len);
-		int id = name ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
+		int id = type_of_len(btf, e, len, kfi, nfi);
 
 		if (id <= 0)
 			ret = -1;
@@ -140,7 +187,7 @@ static int compute(const struct bpf_program *tmpl, const struct bpf_insn *insns,
 		fi[i].insn_off = starts[i];
 		fi[i].type_id = i < nfi ? kfi[i].type_id : 0;
 	}
-	if (n != nfi && types_by_name(info.btf_id, starts, n, cnt, obj, obj_sz, fi))
+	if (n != nfi && types_by_name(info.btf_id, starts, n, cnt, obj, obj_sz, kfi, nfi, fi))
 		goto out;
 	*out = fi;
 	*out_n = (__u32)n;
