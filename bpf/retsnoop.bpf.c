@@ -1126,36 +1126,27 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 	return true;
 }
 
-/* fentry's first failure, fast: a nested call at depth d + 1 failed, no
+/* fentry's first failure, fast: the nested call of frame d (f) failed, no
  * error chain is open (is_err false) and none waits at or below it (d >
  * slow_at), and it returned into its parent's code. Its chain then starts
  * as handle_exit starts it (chain_first_failure, fexit_defer_first,
  * rs_fdefer_keep's common case): the site and return address from its
  * trampoline frame (at q: fexit_frame_addr) kept, the chain waiting for
  * the parent's exit, its frame's result and latency set (frame_exit,
- * shown: it failed). Nothing else in
- * handle_exit applies then: no -T, -S, -I or -B (lean_calls, emit_trace),
- * no saved chain to drop or stitch (saved_depth - 2 <= slow_at < d), no
- * other chain waiting for this exit. Returns 1 when done, else 0, nothing
- * changed (handle_exit then). A global function: verified once, and the
- * clones' fast exit keeps its registers; most first failures are NULL
- * results a caller swallows (a lookup that finds nothing) */
-static __always_inline int fexit_first(struct session *s, u32 id, s64 res, u64 q, bool cast)
+ * shown: it failed). Nothing else in handle_exit applies then: no -T, -S,
+ * -I or -B (lean_calls, emit_trace), no saved chain to drop or stitch
+ * (saved_depth - 2 <= slow_at < d), no other chain waiting for this exit.
+ * Returns 1 when done, else 0, nothing changed (handle_exit then). Most
+ * first failures are NULL results a caller swallows (a lookup that finds
+ * nothing) */
+static __always_inline int fexit_first(struct session *s, u32 d, struct rs_frame *f, u32 id,
+				       s64 res, u64 q, bool cast)
 {
 	struct fexit_ret w = {};   /* as in fexit_defer_first */
 	struct rs_func_range *pr;
-	struct rs_frame *f;
-	u32 d, slot;
+	u32 slot;
 
-	if (!s || emit_trace || !fexit_skip)
-		return 0;
-	if (s->overflow_depth || s->is_err || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
-		return 0;
-	d = s->depth - 1;
-	if ((s32)d <= s->slow_at)
-		return 0;
-	f = &s->frames[FIDX(d)];
-	if (f->func_id != id || !fexit_frame_at(q, id, &w, cast))
+	if ((s32)d <= s->slow_at || !fexit_frame_at(q, id, &w, cast))
 		return 0;
 	/* into the parent's code, or into its trampoline when the parent
 	 * tail-called this function (as rs_fdefer_keep) */
@@ -1176,29 +1167,129 @@ static __always_inline int fexit_first(struct session *s, u32 id, s64 res, u64 q
 	return 1;
 }
 
-__noinline int rs_fexit_first(struct session *s, u32 id, s64 res, u64 q)
+/* the one chain that goes on through the exit of frame d (whose
+ * trampoline frame is at q), its return addresses kept by rs_fdefer_keep's
+ * checks (into a traced ancestor, or through a learned return site in
+ * untraced code); the current chain's slot is taken to go on (is_err) or
+ * to be ignored (ignore_cur). 1: done or nothing to do (no chain waits for
+ * this exit), 0: handle_exit's (both wait, one waits for a deeper exit, the
+ * checks fail), nothing changed but a learned site read */
+static __always_inline int fexit_keep_one(struct session *s, u32 d, u32 id, u64 q, bool ignore_cur,
+					  bool cast)
 {
-	return fexit_first(s, id, res, q, false);
+	struct fexit_ret w = {};   /* as in fexit_defer_first */
+	u32 cur = s->cur & 1, slot;
+	s32 p0 = s->pend_depth[0], p1 = s->pend_depth[1], sd = (s32)d;
+
+	if (ignore_cur) {
+		if (cur)
+			p1 = -1;
+		else
+			p0 = -1;
+	}
+	if (p0 > sd || p1 > sd || (p0 == sd && p1 == sd))
+		return 0;
+	if (p0 != sd && p1 != sd)
+		return 1;
+	slot = p0 == sd ? 0 : 1;
+	return fexit_frame_at(q, id, &w, cast) &&
+	       fdefer_keep(s, FKEEP_ARG(slot, s->pend_n[slot], d), w.site, w.caller, w.sp, cast) == FKEEP_KEPT;
 }
 
-__noinline int rs_fexit_first_cast(struct session *s, u32 id, s64 res, u64 q)
+/* fentry's chain step, fast: the nested call of frame d (f) failed inside
+ * the error chain (is_err), and the one chain waiting for this exit, if
+ * any (the current one, or the saved one it will be stitched to), goes on
+ * (fexit_keep_one). The rest as handle_exit does it then: the frame's
+ * result and latency (shown), the saved chain's exit (first, as there:
+ * done again there, a no-op, when this returns 0), slow_at. Returns 1 when
+ * done, else 0 */
+static __always_inline int fexit_chain(struct session *s, u32 d, struct rs_frame *f, u32 id,
+				       s64 res, u64 q, bool cast)
 {
-	return fexit_first(s, id, res, q, true);
+	saved_chain_exit(s, d);
+	if (!fexit_keep_one(s, d, id, q, false, cast))
+		return 0;
+	frame_exit(s, f, d, id, res, true);
+	hold_sync(s);
+	s->depth = d;
+	return 1;
 }
 
-/* whether rs_fexit_first took this exit (fexit_fast did not): only a
+/* fentry's first failure right above the saved chain (d + 2 ==
+ * saved_depth), fast: emitted stitched to it (chain_first_failure), so the
+ * current slot keeps no stack, and the saved chain goes on through this
+ * exit when it waits for it (fexit_keep_one); as handle_exit then. Returns
+ * 1 when done, else 0, nothing changed */
+static __always_inline int fexit_first_stitched(struct session *s, u32 d, struct rs_frame *f,
+						u32 id, s64 res, u64 q, bool cast)
+{
+	u32 cur = s->cur & 1;
+
+	if (success_stacks || !fexit_keep_one(s, d, id, q, true, cast))
+		return 0;
+	frame_exit(s, f, d, id, res, true);
+	s->is_err = true;
+	s->max_depth = d + 1;
+	s->kstack_sz[cur] = 0;
+	s->pend_depth[cur] = -1;
+	saved_chain_exit(s, d);
+	hold_sync(s);
+	s->depth = d;
+	return 1;
+}
+
+/* fentry's failed nested call, fast where it can be: a chain's first
+ * failure (fexit_first, fexit_first_stitched) or its next step
+ * (fexit_chain); 0 for handle_exit.
+ * A global function: verified once, and the clones' fast exit keeps its
+ * registers */
+static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q, bool cast)
+{
+	struct rs_frame *f;
+	u32 d;
+
+	if (!s || emit_trace || !fexit_skip)
+		return 0;
+	if (s->overflow_depth || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
+		return 0;
+	d = s->depth - 1;
+	f = &s->frames[FIDX(d)];
+	if (f->func_id != id)
+		return 0;
+	if (s->is_err)
+		return fexit_chain(s, d, f, id, res, q, cast);
+	if (s->saved_depth && d + 2 == s->saved_depth)
+		return fexit_first_stitched(s, d, f, id, res, q, cast);
+	return fexit_first(s, d, f, id, res, q, cast);
+}
+
+__noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q)
+{
+	return fexit_fail(s, id, res, q, false);
+}
+
+__noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
+{
+	return fexit_fail(s, id, res, q, true);
+}
+
+/* whether rs_fexit_fail took this exit (fexit_fast did not): only a
  * failure of a function that can fail, in lean mode with deferred stacks
  * (each a constant the verifier prunes by, in each clone) */
-static __always_inline bool fexit_first_of(void *ctx, struct session *s, u64 cookie, s64 res,
-					   u32 kctx)
+static __always_inline bool fexit_fail_of(void *ctx, struct session *s, u64 cookie, s64 res,
+					  u32 kctx)
 {
 	u32 flags = cookie >> 32;
 	u64 q;
 
+	s32 d;
+
 	if (!lean_calls || !defer_stacks || !s || (flags & RS_FUNC_CANT_FAIL))
 		return false;
-	/* a chain going on, or one waiting: handle_exit */
-	if (s->is_err || (s32)s->depth - 1 <= s->slow_at)
+	/* a first failure under a waiting chain, unless stitched to the
+	 * saved one: handle_exit */
+	d = (s32)s->depth - 1;
+	if (!s->is_err && d <= s->slow_at && !(s->saved_depth && d + 2 == (s32)s->saved_depth))
 		return false;
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
@@ -1208,8 +1299,8 @@ static __always_inline bool fexit_first_of(void *ctx, struct session *s, u64 coo
 	if (!q)
 		return false;
 	if (kctx & CTX_CAST)
-		return rs_fexit_first_cast(s, (u32)cookie, res, q);
-	return rs_fexit_first(s, (u32)cookie, res, q);
+		return rs_fexit_fail_cast(s, (u32)cookie, res, q);
+	return rs_fexit_fail(s, (u32)cookie, res, q);
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them
@@ -1446,7 +1537,7 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
 	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
-		  fexit_fast_of(s, cookie, res) || fexit_first_of(ctx, s, cookie, res, kctx)))
+		  fexit_fast_of(s, cookie, res) || fexit_fail_of(ctx, s, cookie, res, kctx)))
 		return;
 	handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
