@@ -295,13 +295,13 @@ static __always_inline void guard_exit(struct cpu_state *c)
 	c->running = 0;
 }
 
-/* task's session when the CPU's cache names it, else NULL */
+/* task's session when the CPU's cache names it, else NULL. The slot's
+ * owner alone tells: an open session's owner is its task, and a task has
+ * one open at most (c->task is for session_uncached) */
 static __always_inline struct session *session_cached(struct cpu_state *c, u64 task)
 {
 	struct session *s;
 
-	if (c->task != task)
-		return NULL;
 	s = bpf_map_lookup_elem(&sess_slots, &c->slot);   /* the key read in place */
 	if (!s || s->owner != task)
 		return NULL;
@@ -1030,7 +1030,9 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	 * recorder keeps max_fstack_depth <= RS_MAX_FSTACK_DEPTH) */
 	if (!lean_calls)
 		return false;
-	if (!s || s->defunct || s->overflow_depth)
+	/* a defunct session counts untracked depth from its first entry on
+	 * (handle_entry): overflow_depth covers it */
+	if (!s || s->overflow_depth)
 		return false;
 	d = s->depth;
 	if (d >= max_fstack_depth)
@@ -1087,9 +1089,56 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 	return true;
 }
 
+/* fentry's exit of a nested call while a chain waits for it or for a
+ * frame above (d <= slow_at: fexit_fast's exception), fast where it did
+ * not fail and that only lets chains go, as handle_exit does then: the
+ * error was swallowed, so the current chain is let go where it waits for
+ * this exit or a frame above (chain_goes_on), and the saved one where
+ * nothing can be stitched to it any more (saved_chain_exit); the saved one
+ * must then wait for an ancestor's exit, or for none. A call that cannot
+ * fail inside the chain goes on with it: handle_exit's. fx: the function's
+ * flags. Returns 1 when done, else 0, nothing changed. A global function
+ * called from fexit_fast's exception: its common path keeps its registers */
+__noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
+{
+	struct rs_frame *f;
+	u32 d, cur;
+	bool drop_saved;
+
+	if (!s || !defer_stacks || emit_trace || s->overflow_depth || s->depth < 2 ||
+	    s->depth > RS_MAX_FSTACK_DEPTH)
+		return 0;
+	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
+		res = (s64)(s32)res;
+	if (is_failure(fx, res) || ((fx & RS_FUNC_CANT_FAIL) && s->is_err))
+		return 0;
+	d = s->depth - 1;
+	f = &s->frames[FIDX(d)];
+	if (f->func_id != id)
+		return 0;
+	cur = s->cur & 1;
+	drop_saved = s->saved_depth && d + 2 <= s->saved_depth;
+	if (!drop_saved && s->pend_depth[cur ^ 1] >= (s32)d)
+		return 0;
+	frame_exit(s, f, d, id, res, false);
+	s->is_err = false;
+	if (drop_saved) {
+		s->saved_depth = s->saved_max_depth = 0;
+		s->pend_depth[cur ^ 1] = -1;
+	}
+	if (s->pend_depth[cur] >= (s32)d) {
+		s->pend_depth[cur] = -1;
+		s->kstack_sz[cur] = 0;
+	}
+	hold_sync(s);
+	s->depth = d;
+	return 1;
+}
+
 /* fentry's fast exit: a nested call's exit that leaves the error chains as
  * they are (it did not fail, and no chain waits for it or for a frame
- * above: slow_at), its frame popped and its result kept, as in fast_exit.
+ * above: slow_at; else rs_fexit_swallow), its frame popped and its result
+ * kept, as in fast_exit.
  * Everything else goes to handle_exit: fentry's deferral inline in the
  * fast exit made each clone a third larger and its load (verification)
  * slower, +21% start-up for 77 functions, for 3% on failing calls, and
@@ -1109,8 +1158,12 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 	if (d < 2)   /* as in fast_exit */
 		return false;
 	d--;
-	if ((s32)d <= s->slow_at)
-		return false;
+	if ((s32)d <= s->slow_at) {
+		/* a failure goes on to rs_fexit_fail, not through here */
+		if (is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
+			return false;
+		return rs_fexit_swallow(s, id, res, fx);
+	}
 	f = &s->frames[FIDX(d)];
 	if (f->func_id != id)
 		return false;
@@ -1558,10 +1611,12 @@ static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 	for (u32 i = 0; i < RS_IPC_PROBES; i++) {
 		struct rs_ip_cookie *c = bpf_map_lookup_elem(&ip_cookies, &k);
 
-		if (!c || !c->ip)
+		if (!c)
 			break;
-		if (c->ip == ip)
+		if (c->ip == ip)   /* the common case first: a hit */
 			return c->cookie;
+		if (!c->ip)
+			break;
 		k = (k + 1) & ipc_mask;
 	}
 	return bpf_get_attach_cookie(ctx);
