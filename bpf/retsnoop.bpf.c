@@ -1712,15 +1712,32 @@ int rs_fentry(u64 *ctx)
 	return 0;
 }
 
+/* the traced function's return value: loaded from its slot in the
+ * context where the recorder patched that in (RS_CLONE_RET_MAGIC; stored
+ * and read back so that a pointer the verifier types by BTF is a number),
+ * else through the helper (which never fails in fexit) */
+static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
+{
+	u64 ret, direct;
+
+	asm volatile("%0 = %1" : "=r"(direct) : "i"(RS_CLONE_RET_MAGIC));
+	if ((kctx & CTX_CAST) && direct) {
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(ret) : "r"(ctx), "i"(RS_CLONE_RET_OFF_MAGIC));
+		*(volatile u64 *)&c->scratch = ret;
+		return *(volatile u64 *)&c->scratch;
+	}
+	bpf_get_func_ret(ctx, &ret);
+	return ret;
+}
+
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 ret, cookie = fentry_func_cookie();   /* ret: the helper writes it (never fails in fexit) */
+	u64 cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	bpf_get_func_ret(ctx, &ret);
-	on_exit(ctx, c, cookie, (s64)ret, kctx);
+	on_exit(ctx, c, cookie, (s64)fexit_ret(ctx, c, kctx), kctx);
 	guard_exit(c);
 	return 0;
 }

@@ -74,6 +74,16 @@ struct rs_func_range {
  * 64-bit immediate (record/attach.c), which appears once in each */
 #define RS_CLONE_COOKIE_MAGIC 0x5e7c00c1e5eed5a1ULL
 
+/* fentry mode, the fexit template that reads stack words through
+ * bpf_rdonly_cast: its return value read from the context directly where
+ * the verifier allows it (record/func_flags.c btf_func_ret_slot), else
+ * through bpf_get_func_ret. A clone gets 1 in place of the 32-bit
+ * immediate RS_CLONE_RET_MAGIC (the template itself, and a clone the
+ * kernel refused so, 0) and, for 1, its return slot's offset in place of
+ * the load offset RS_CLONE_RET_OFF_MAGIC; each appears once */
+#define RS_CLONE_RET_MAGIC 0x5e7c0de1
+#define RS_CLONE_RET_OFF_MAGIC 0x7ab8
+
 enum rs_rec_type {
 	RS_REC_SESSION_START = 1, /* a session began (only with -T) */
 	RS_REC_SESSION_END   = 2, /* final / interim stack snapshot */

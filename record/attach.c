@@ -139,6 +139,53 @@ static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
 	v[at + 1].imm = (int32_t)(uint32_t)(val >> 32);
 }
 
+/* the index of the one instruction of v that op says is one, or -1: none,
+ * or more than one (a 16-byte immediate load counts once) */
+static long insn_at(const struct bpf_insn *v, size_t cnt, bool (*op)(const struct bpf_insn *))
+{
+	long at = -1;
+
+	for (size_t i = 0; i < cnt; i++) {
+		if (op(&v[i])) {
+			if (at >= 0)
+				return -1;
+			at = (long)i;
+		}
+		if (v[i].code == (BPF_LD | BPF_DW | BPF_IMM))
+			i++;
+	}
+	return at;
+}
+
+/* RS_CLONE_RET_MAGIC's move (its value as patched: 0 or 1 also) */
+static bool is_ret_mov(const struct bpf_insn *in)
+{
+	return in->code == (BPF_ALU64 | BPF_MOV | BPF_K) && in->src_reg == 0 && in->off == 0;
+}
+
+static bool is_ret_magic(const struct bpf_insn *in)
+{
+	return is_ret_mov(in) && (uint32_t)in->imm == RS_CLONE_RET_MAGIC;
+}
+
+static bool is_ret_off_magic(const struct bpf_insn *in)
+{
+	return in->code == (BPF_LDX | BPF_MEM | BPF_DW) && in->off == RS_CLONE_RET_OFF_MAGIC;
+}
+
+/* the fexit template's direct return read (bpf/retsnoop.bpf.c fexit_ret):
+ * found, and off in the template (the helper's read: function 0 is not
+ * known to allow the other); a template without the load has none */
+static void template_ret(struct tracer *t, struct bpf_insn *v, size_t cnt)
+{
+	t->ret_at = insn_at(v, cnt, is_ret_magic);
+	t->ret_off_at = t->ret_at >= 0 ? insn_at(v, cnt, is_ret_off_magic) : -1;
+	if (t->ret_at >= 0)
+		v[t->ret_at].imm = 0;
+	if (t->ret_off_at < 0)
+		t->ret_at = -1;
+}
+
 /* before load: the fentry templates, attached to function 0, get its
  * cookie as the immediate (each clone then its own, clone_insns); -EINVAL
  * when a template has not exactly one (a BPF object built wrong) */
@@ -160,6 +207,8 @@ static int templates_cookie(struct tracer *t, const struct selection *sel)
 			return -ENOMEM;
 		memcpy(v, bpf_program__insns(tmpl[k]), cnt * sizeof(*v));
 		ldimm_set(v, t->cookie_at[k], cookie0);
+		if (k == 1)
+			template_ret(t, v, cnt);
 		err = bpf_program__set_insns(tmpl[k], v, cnt);   /* libbpf copies them */
 		free(v);
 		if (err)
@@ -333,6 +382,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	t->mode = mode;
 	t->session_fd = -1;
 	t->cookie_at[0] = t->cookie_at[1] = -1;
+	t->ret_at = t->ret_off_at = -1;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	if (tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
 		return -1;
@@ -751,16 +801,33 @@ static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uin
 	return v;
 }
 
+/* an fexit clone's direct return read (template_ret): the move's 1 and
+ * the load's offset, its function's slot; false when the template does not
+ * hold them as expected (the clone then keeps the helper's read) */
+static bool clone_ret_direct(const struct tracer *t, struct bpf_insn *v, size_t cnt, int slot)
+{
+	if (t->ret_at < 0 || slot < 0 || (size_t)t->ret_at >= cnt || (size_t)t->ret_off_at >= cnt ||
+	    !is_ret_mov(&v[t->ret_at]) || v[t->ret_at].imm != 0 || !is_ret_off_magic(&v[t->ret_off_at]))
+		return false;
+	v[t->ret_at].imm = 1;
+	v[t->ret_off_at].off = (int16_t)(slot * 8);
+	return true;
+}
+
+/* ret_slot: the fexit clone's return slot (btf_func_ret_slot), -1 for
+ * none and for fentry; *direct: the clone loaded reads it directly (one
+ * the kernel refuses so is loaded again with the helper's read) */
 static int clone_attach(const struct tracer *t, struct bpf_program *tmpl, long at, uint64_t cookie0,
 			enum bpf_attach_type type, int btf_id, uint64_t cookie, bool with_btf,
-			int *prog_fd, int *link_fd)
+			int ret_slot, bool *direct, int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
 	struct bpf_insn *insns = clone_insns(tmpl, at, cookie0, cookie);
 	struct clone_btf cb = { .btf_fd = -1 };
-	size_t obj_sz;
+	size_t obj_sz, cnt = bpf_program__insn_cnt(tmpl);
 	const void *obj = bpf_objects_bytes(t->lean, &obj_sz);
 
+	*direct = false;
 	if (!insns)
 		return -1;
 	/* -A, deferred stacks: the template's function info, so that its
@@ -771,8 +838,15 @@ static int clone_attach(const struct tracer *t, struct bpf_program *tmpl, long a
 		opts.func_info_cnt = cb.n;
 		opts.func_info_rec_size = sizeof(*cb.fi);
 	}
-	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL",
-				 insns, bpf_program__insn_cnt(tmpl), &opts);
+	*direct = clone_ret_direct(t, insns, cnt, ret_slot);
+	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL", insns, cnt,
+				 &opts);
+	if (*prog_fd < 0 && *direct) {
+		insns[t->ret_at].imm = 0;
+		*direct = false;
+		*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL", insns,
+					 cnt, &opts);
+	}
 	clone_btf_free(&cb);
 	free(insns);
 	if (*prog_fd < 0)
@@ -795,6 +869,7 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 	uint64_t cookie = RS_FUNC_COOKIE(i, sel->v[i].flags);
 	uint64_t cookie0 = RS_FUNC_COOKIE(0, sel->v[0].flags);
 	int pfx, lfx, pfe, lfe, e;
+	bool direct;
 
 	if (i == 0) {
 		struct bpf_link *lx = bpf_program__attach_trace(px), *le;
@@ -813,10 +888,11 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		return 0;
 	}
 	if (clone_attach(t, px, t->cookie_at[1], cookie0, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
-			 t->skel->rodata->defer_stacks, &pfx, &lfx))
+			 t->skel->rodata->defer_stacks, sel->v[i].ret_slot, &direct, &pfx, &lfx))
 		return -1;
+	t->ret_direct += direct;
 	if (clone_attach(t, pe, t->cookie_at[0], cookie0, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
-			 t->skel->rodata->capture_args, &pfe, &lfe)) {
+			 t->skel->rodata->capture_args, -1, &direct, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);
 		close(pfx);

@@ -32,6 +32,11 @@ struct tracer {
 	long cookie_at[2];        /* fentry mode: the index of the cookie's immediate in
 				   * rs_fentry's and the fexit template's instructions
 				   * (function 0's there, patched per clone) */
+	long ret_at, ret_off_at;  /* fentry mode: the indices of the fexit template's
+				   * RS_CLONE_RET_MAGIC immediate (0 in the template:
+				   * its helper's read) and RS_CLONE_RET_OFF_MAGIC load
+				   * (-1: none, no direct read in that template) */
+	size_t ret_direct;        /* fexit clones that read their return value directly */
 	int session_fd;           /* its link, else -1 */
 	size_t attached, failed;
 	uint64_t attach_ns, detach_ns;

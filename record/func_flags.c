@@ -93,3 +93,41 @@ uint32_t btf_func_flags(const struct btf *btf, int func_id)
 	}
 	return ret_type_flags(btf, t->type);
 }
+
+/* a pointer's target the verifier types (a struct, a union) or takes as a
+ * number (void, an integer) */
+static bool ptr_target_ok(const struct btf *btf, int id)
+{
+	const struct btf_type *t = id ? resolve(btf, id) : NULL;
+
+	return !id || (t && (btf_is_int(t) || btf_is_struct(t) || btf_is_union(t)));
+}
+
+int btf_func_ret_slot(const struct btf *btf, int func_id)
+{
+	const struct btf_type *fn = btf ? btf__type_by_id(btf, func_id) : NULL, *proto, *t;
+	const struct btf_param *p;
+	int regs = 0;
+
+	if (!fn || !btf_is_func(fn) || !(proto = btf__type_by_id(btf, fn->type)) ||
+	    !btf_is_func_proto(proto) || !proto->type)
+		return -1;
+	p = btf_params(proto);
+	for (int i = 0; i < btf_vlen(proto); i++) {
+		long sz = p[i].type ? btf__resolve_size(btf, p[i].type) : -1;   /* 0: variadic */
+
+		if (sz <= 0 || sz > 16)
+			return -1;
+		regs += (int)((sz + 7) / 8);
+	}
+	if (regs > 6)
+		return -1;
+	t = resolve(btf, proto->type);
+	if (!t)
+		return -1;
+	if ((btf_is_int(t) && t->size <= 8) || btf_is_enum(t) || btf_is_enum64(t))
+		return regs;
+	if (btf_is_ptr(t) && ptr_target_ok(btf, t->type))
+		return regs;
+	return -1;
+}

@@ -13,6 +13,13 @@ struct btf;
 /* flags for the BTF_KIND_FUNC type func_id; 0 if btf is NULL or the id
  * is not a function */
 uint32_t btf_func_flags(const struct btf *btf, int func_id);
+
+/* fexit: the context slot of function FUNC_ID's return value (the number
+ * of argument registers before it) where the kernel's verifier lets a
+ * program load it directly (an integer, an enum, a pointer to a struct,
+ * a union, void or an integer; at most six argument registers), else -1:
+ * read through bpf_get_func_ret */
+int btf_func_ret_slot(const struct btf *btf, int func_id);
 /* flags for a traceable function that has no BTF: assumed int */
 #define FUNC_FLAGS_NO_BTF RS_FUNC_NEEDS_SIGN_EXT
 

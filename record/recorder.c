@@ -464,7 +464,10 @@ static int load_and_attach(struct recorder *r)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms, the %s BPF object.\n",
 			r->tr.attached, r->tr.failed, tracer_mode_name(&r->tr),
 			(unsigned long long)(r->tr.attach_ns / 1000000), r->tr.lean ? "lean" : "general");
-	else if (r->tr.failed)   /* calls of those go untraced: never silently */
+	if (o->verbose && r->tr.ret_direct)
+		fprintf(r->log, "%zu fexit programs read the return value from the context directly.\n",
+			r->tr.ret_direct);
+	if (!o->verbose && r->tr.failed)   /* calls of those go untraced: never silently */
 		fprintf(r->log, "%s: warning: %zu of %zu functions could not be attached with %s "
 			"(-v names them); their calls are not traced\n", r->prog, r->tr.failed,
 			r->tr.attached + r->tr.failed, tracer_mode_name(&r->tr));

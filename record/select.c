@@ -320,7 +320,8 @@ static int read_traceable(struct tentry **out, size_t *nout, char **textp, char 
 	return 0;
 }
 
-static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint32_t flags, int btf_id)
+static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint32_t flags, int btf_id,
+		    int ret_slot)
 {
 	if (array_grow((void **)&s->v, s->n, cap, sizeof(*s->v), 256))
 		return -1;
@@ -329,6 +330,7 @@ static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint
 	s->v[s->n].addr = k->addr;
 	s->v[s->n].flags = flags;
 	s->v[s->n].btf_id = btf_id;
+	s->v[s->n].ret_slot = ret_slot;
 	s->n++;
 	return 0;
 }
@@ -406,7 +408,8 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 		if (glob_spec_match(&o->allow.v[g], t->name, t->module))
 			allow_counts[g]++;
 	for (size_t j = 0; j < cnt; j++)
-		if (add_func(out, &c->cap, hits[j], flags, btf_id))
+		if (add_func(out, &c->cap, hits[j], flags, btf_id,
+			     btf_id ? btf_func_ret_slot(c->btf, btf_id) : -1))
 			return -1;
 	return 0;
 }

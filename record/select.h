@@ -18,6 +18,7 @@ struct traced_func {
 	uint64_t addr;
 	uint32_t flags;        /* enum rs_func_flags */
 	int btf_id;            /* 0: no BTF */
+	int ret_slot;          /* fexit: btf_func_ret_slot, -1: none */
 };
 
 /* something worth saying about a glob: an -a/-d glob that matched nothing

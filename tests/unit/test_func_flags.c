@@ -3,7 +3,9 @@
  * helpers (BPF_CALL_x: u64 f(u64 x 5)) classified by the table (pointer,
  * getter, void, 32-bit) or as long errors, and functions of the same name
  * with a real prototype left to the BTF rule; the running kernel's BTF is
- * checked too when it is readable. */
+ * checked too when it is readable. The fexit return slot rule
+ * (btf_func_ret_slot): where a direct context load is allowed, after how
+ * many argument registers. */
 #include <bpf/btf.h>
 #include "bpf/retsnoop_abi.h"
 #include "record/func_flags.h"
@@ -49,6 +51,46 @@ static void test_btf_rule(void)
 	CHECK_INT(btf_func_flags(btf, add_func("f_u64", t_u64, 2, t_u64)), RS_FUNC_CANT_FAIL);
 	CHECK_INT(btf_func_flags(NULL, 1), RS_FUNC_NEEDS_SIGN_EXT);
 	CHECK_INT(btf_func_flags(btf, t_int), RS_FUNC_NEEDS_SIGN_EXT);
+}
+
+static void test_ret_slot(void)
+{
+	int st = btf__add_struct(btf, "pair", 16), big, pst, ppst, en, pint, proto, fn;
+
+	CHECK_INT(btf__add_field(btf, "a", t_u64, 0, 0), 0);
+	CHECK_INT(btf__add_field(btf, "b", t_u64, 64, 0), 0);
+	big = btf__add_struct(btf, "big", 24);
+	pst = btf__add_ptr(btf, st);
+	ppst = btf__add_ptr(btf, pst);
+	en = btf__add_enum(btf, "e", 4);
+	pint = btf__add_ptr(btf, t_int);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_int", t_int, 2, t_int)), 2);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_long0", t_long, 0, 0)), 0);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_bool", t_bool, 1, t_ptr)), 1);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_enum", en, 3, t_u64)), 3);
+	/* pointers: to a struct, to void, to an integer; not to a pointer */
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_pst", pst, 1, t_int)), 1);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_pvoid", t_ptr, 1, t_int)), 1);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_pint", pint, 1, t_int)), 1);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_ppst", ppst, 1, t_int)), -1);
+	/* void: nothing to read; a struct returned by value: none either */
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_void", 0, 1, t_int)), -1);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_struct", st, 1, t_int)), -1);
+	/* a 16-byte struct argument takes two registers; a larger one, or
+	 * more than six registers, none */
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_pair", t_int, 2, st)), 4);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_big", t_int, 1, big)), -1);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_six", t_int, 6, t_u64)), 6);
+	CHECK_INT(btf_func_ret_slot(btf, add_func("r_seven", t_int, 7, t_u64)), -1);
+	/* variadic: its last parameter has no type */
+	proto = btf__add_func_proto(btf, t_int);
+	btf__add_func_param(btf, "", t_int);
+	btf__add_func_param(btf, "", 0);
+	fn = btf__add_func(btf, "r_va", BTF_FUNC_GLOBAL, proto);
+	CHECK_INT(btf_func_ret_slot(btf, fn), -1);
+	/* not a function, no BTF */
+	CHECK_INT(btf_func_ret_slot(btf, t_int), -1);
+	CHECK_INT(btf_func_ret_slot(NULL, fn), -1);
 }
 
 static void test_helpers(void)
@@ -106,6 +148,7 @@ int main(void)
 {
 	setup();
 	RUN(test_btf_rule);
+	RUN(test_ret_slot);
 	RUN(test_helpers);
 	RUN(test_kernel_btf);
 	btf__free(btf);

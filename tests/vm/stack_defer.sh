@@ -26,6 +26,8 @@
 #  * -F twice: with the fexit template that reads stack words through
 #    bpf_rdonly_cast (bpf/kword.bpf.h; -v says so) and with the helper's
 #    (-C bpf.rdonly-cast=false), each against its own run without deferral;
+#    the first one's clones read return values from the context directly,
+#    the second's through bpf_get_func_ret: the same results;
 #  * the recordings with deferral ran the lean BPF object (bpf/lean_knobs.h),
 #    except Fh's, with -C bpf.lean=false, and those without it the general
 #    one (-v says which), so every comparison above is also one of the two
@@ -143,6 +145,17 @@ PLAIN="Deferred stacks read stack words as plain loads"
 check "-F: the fexit template read stack words as plain loads (-v)" grep -q "$PLAIN" "$OUT/d-F-open-missing.err"
 check "-F -C bpf.rdonly-cast=false: through the helper (-v says nothing)" \
 	not grep -q "$PLAIN" "$OUT/d-Fh-open-missing.err"
+# -F's clones read the return value from the fexit context directly where
+# the verifier allows it (record/func_flags.c btf_func_ret_slot), Fh's
+# through bpf_get_func_ret: the same results, call by call
+DIRECT="fexit programs read the return value from the context directly"
+check "-F: most fexit clones read the return value directly (-v)" grep -q "$DIRECT" "$OUT/d-F-open-missing.err"
+check "-F -C bpf.rdonly-cast=false: none do (-v says nothing)" not grep -q "$DIRECT" "$OUT/d-Fh-open-missing.err"
+results() { rep --format json "$1" | jq -c '[.frames[] | "\(.func)=\(.result)"]' | sort -u; }
+for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
+	r=$(results "$OUT/d-F-$c.rsr"); rh=$(results "$OUT/d-Fh-$c.rsr")
+	check "-F $c: the results read directly are the helper's" test -n "$r" -a "$r" = "$rh"
+done
 objects() {  # "PREFIX" "MODES": with deferral the lean BPF object (Fh: -C bpf.lean=false), without it the general one
 	local want
 	for m in $2; do
