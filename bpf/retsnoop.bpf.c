@@ -1122,14 +1122,8 @@ __noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
 		return 0;
 	frame_exit(s, f, d, id, res, false);
 	s->is_err = false;
-	if (drop_saved) {
-		s->saved_depth = s->saved_max_depth = 0;
-		s->pend_depth[cur ^ 1] = -1;
-	}
-	if (s->pend_depth[cur] >= (s32)d) {
-		s->pend_depth[cur] = -1;
-		s->kstack_sz[cur] = 0;
-	}
+	saved_chain_exit(s, d);              /* drops the saved chain where drop_saved */
+	(void)chain_goes_on(s, d, cur);      /* lets the current one go: no error here */
 	hold_sync(s);
 	s->depth = d;
 	return 1;
@@ -1295,9 +1289,8 @@ static __always_inline int fexit_first_stitched(struct session *s, u32 d, struct
 
 /* fentry's failed nested call, fast where it can be: a chain's first
  * failure (fexit_first, fexit_first_stitched) or its next step
- * (fexit_chain); 0 for handle_exit.
- * A global function: verified once, and the clones' fast exit keeps its
- * registers */
+ * (fexit_chain); 0 for handle_exit. Called as rs_fexit_fail, a global
+ * function: verified once, and the clones' fast exit keeps its registers */
 static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q, bool cast)
 {
 	struct rs_frame *f;
@@ -1336,7 +1329,6 @@ static __always_inline bool fexit_fail_of(void *ctx, struct session *s, u64 cook
 {
 	u32 flags = cookie >> 32;
 	u64 q;
-
 	s32 d;
 
 	if (!lean_calls || !defer_stacks || !s || (flags & RS_FUNC_CANT_FAIL))

@@ -410,8 +410,9 @@ enum { FKEEP_WHOLE = -1, FKEEP_UNWIND = 0, FKEEP_KEPT = 1 };
  * for that ancestor's exit (FKEEP_KEPT). Else FKEEP_UNWIND: a short unwind
  * may find the ancestor (no learned site), or FKEEP_WHOLE: the rest of the
  * stack is captured now. The ancestors' ranges are looked up once for both
- * checks. A global function: verified once per program, not in every state
- * of handle_exit; cast: how stack words are read (two copies) */
+ * checks. Called as rs_fdefer_keep(_cast), global functions: verified once
+ * per program, not in every state of handle_exit; cast: how stack words
+ * are read */
 static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64 caller, u64 sp,
 				       bool cast)
 {

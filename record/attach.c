@@ -114,39 +114,16 @@ static bool ldimm_is(const struct bpf_insn *v, size_t cnt, long at, uint64_t val
 	       (uint32_t)v[at + 1].imm == (uint32_t)(val >> 32);
 }
 
-/* the index of the one RS_CLONE_COOKIE_MAGIC immediate (bpf/retsnoop.bpf.c
- * fentry_func_cookie) in v, or -1: none, or more than one */
-static long magic_at(const struct bpf_insn *v, size_t cnt)
-{
-	long at = -1;
-
-	for (size_t i = 0; i + 1 < cnt; i++) {
-		if (v[i].code != (BPF_LD | BPF_DW | BPF_IMM))
-			continue;
-		if (ldimm_is(v, cnt, (long)i, RS_CLONE_COOKIE_MAGIC)) {
-			if (at >= 0)
-				return -1;
-			at = (long)i;
-		}
-		i++;   /* the second half of the 16-byte instruction */
-	}
-	return at;
-}
-
-static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
-{
-	v[at].imm = (int32_t)(uint32_t)val;
-	v[at + 1].imm = (int32_t)(uint32_t)(val >> 32);
-}
-
-/* the index of the one instruction of v that op says is one, or -1: none,
- * or more than one (a 16-byte immediate load counts once) */
-static long insn_at(const struct bpf_insn *v, size_t cnt, bool (*op)(const struct bpf_insn *))
+/* the index of the one instruction of v[0, cnt) that op says is one, or
+ * -1: none, or more than one (the second half of a 16-byte immediate load
+ * is not looked at) */
+static long insn_at(const struct bpf_insn *v, size_t cnt,
+		    bool (*op)(const struct bpf_insn *v, size_t cnt, size_t i))
 {
 	long at = -1;
 
 	for (size_t i = 0; i < cnt; i++) {
-		if (op(&v[i])) {
+		if (op(v, cnt, i)) {
 			if (at >= 0)
 				return -1;
 			at = (long)i;
@@ -157,20 +134,34 @@ static long insn_at(const struct bpf_insn *v, size_t cnt, bool (*op)(const struc
 	return at;
 }
 
+/* RS_CLONE_COOKIE_MAGIC's immediate (bpf/retsnoop.bpf.c fentry_func_cookie) */
+static bool is_cookie_magic(const struct bpf_insn *v, size_t cnt, size_t i)
+{
+	return ldimm_is(v, cnt, (long)i, RS_CLONE_COOKIE_MAGIC);
+}
+
+static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
+{
+	v[at].imm = (int32_t)(uint32_t)val;
+	v[at + 1].imm = (int32_t)(uint32_t)(val >> 32);
+}
+
 /* RS_CLONE_RET_MAGIC's move (its value as patched: 0 or 1 also) */
 static bool is_ret_mov(const struct bpf_insn *in)
 {
 	return in->code == (BPF_ALU64 | BPF_MOV | BPF_K) && in->src_reg == 0 && in->off == 0;
 }
 
-static bool is_ret_magic(const struct bpf_insn *in)
+static bool is_ret_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 {
-	return is_ret_mov(in) && (uint32_t)in->imm == RS_CLONE_RET_MAGIC;
+	(void)cnt;
+	return is_ret_mov(&v[i]) && (uint32_t)v[i].imm == RS_CLONE_RET_MAGIC;
 }
 
-static bool is_ret_off_magic(const struct bpf_insn *in)
+static bool is_ret_off_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 {
-	return in->code == (BPF_LDX | BPF_MEM | BPF_DW) && in->off == RS_CLONE_RET_OFF_MAGIC;
+	(void)cnt;
+	return v[i].code == (BPF_LDX | BPF_MEM | BPF_DW) && v[i].off == RS_CLONE_RET_OFF_MAGIC;
 }
 
 /* the fexit template's direct return read (bpf/retsnoop.bpf.c fexit_ret):
@@ -199,7 +190,7 @@ static int templates_cookie(struct tracer *t, const struct selection *sel)
 		struct bpf_insn *v;
 		int err;
 
-		t->cookie_at[k] = magic_at(bpf_program__insns(tmpl[k]), cnt);
+		t->cookie_at[k] = insn_at(bpf_program__insns(tmpl[k]), cnt, is_cookie_magic);
 		if (t->cookie_at[k] < 0)
 			return -EINVAL;
 		v = malloc(cnt * sizeof(*v));
@@ -807,7 +798,7 @@ static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uin
 static bool clone_ret_direct(const struct tracer *t, struct bpf_insn *v, size_t cnt, int slot)
 {
 	if (t->ret_at < 0 || slot < 0 || (size_t)t->ret_at >= cnt || (size_t)t->ret_off_at >= cnt ||
-	    !is_ret_mov(&v[t->ret_at]) || v[t->ret_at].imm != 0 || !is_ret_off_magic(&v[t->ret_off_at]))
+	    !is_ret_mov(&v[t->ret_at]) || v[t->ret_at].imm != 0 || !is_ret_off_magic(v, cnt, t->ret_off_at))
 		return false;
 	v[t->ret_at].imm = 1;
 	v[t->ret_off_at].off = (int16_t)(slot * 8);

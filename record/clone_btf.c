@@ -114,8 +114,10 @@ static int type_of_len(const struct btf *btf, Elf *e, size_t len, const struct b
 			nkept++;
 		}
 	}
-	if (n == 1 || nkept == 1)
-		return n == 1 ? ids[0] : pick;
+	if (n == 1)
+		return ids[0];
+	if (nkept == 1)
+		return pick;
 	for (size_t i = 1; i < n; i++) {
 		const struct btf_type *a = btf__type_by_id(btf, (__u32)ids[0]);
 		const struct btf_type *b = btf__type_by_id(btf, (__u32)ids[i]);
