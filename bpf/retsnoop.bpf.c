@@ -983,8 +983,11 @@ static __always_inline void chain_first_failure(void *ctx, struct session *s, u3
  * the common case needs are not spilled for the general one. */
 
 /* a call's frame pushed at depth d (< RS_MAX_FSTACK_DEPTH), entered at
- * now, and its -T entry; returns its seq_id */
-static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now)
+ * now (read_clock: read here, a constant in each caller), and its -T
+ * entry; returns its seq_id. The clock is read last: only the frame's
+ * address and the session then live across the helper call, in registers
+ * the call keeps */
+static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now, bool read_clock)
 {
 	struct rs_frame *f = &s->frames[FIDX(d)];   /* one bounded index: FIDX's barrier is not merged */
 	u32 seq_id = s->next_seq_id++;
@@ -992,10 +995,12 @@ static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now)
 	f->func_id = id;
 	f->seq_id = seq_id;
 	f->res = 0;
-	f->lat_ns = now;
 	s->depth = d + 1;
 	s->max_depth = d + 1;
 	s->is_err = false;
+	if (read_clock)
+		now = bpf_ktime_get_ns();
+	f->lat_ns = now;
 	if (emit_trace)
 		emit_trace_rec(s, RS_REC_TRACE_ENTRY, seq_id, id, d + 1, 0, 0, now);
 	return seq_id;
@@ -1041,7 +1046,7 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	 * no -I snapshot here: lean_calls) */
 	if (s->is_err && d != s->max_depth)
 		save_error_chain(s);
-	frame_push(s, d, id, bpf_ktime_get_ns());
+	frame_push(s, d, id, 0, true);
 	return true;
 }
 
@@ -1075,9 +1080,24 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 		return false;
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
-	failed = is_failure(flags, res);
+	/* is_failure, in one compare: the flags are not a constant here */
+	failed = (u64)res + 4095 < RS_COOKIE_FAIL_BOUND(cookie);
 	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
 	waits = s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d;
+	if (!went_on && !waits && !(s->saved_depth && d + 2 <= s->saved_depth)) {
+		/* the common exit: no error here and none goes on through
+		 * it, no chain waits for it, the saved one stays (what the
+		 * steps below come to then, in fewer registers). Its result
+		 * and latency are never read (lean_calls: no -S, no -I) but
+		 * by -T's record */
+		if (emit_trace)
+			frame_exit(s, f, d, id, res, false);
+		else
+			s->next_seq_id++;
+		s->is_err = false;
+		s->depth = d;
+		return true;
+	}
 	frame_exit(s, f, d, id, res, went_on);
 	if (failed && !s->is_err)
 		chain_first_failure(ctx, s, d, id, kctx, true);
@@ -1165,9 +1185,14 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 		res = (s64)(s32)res;
 	if (is_failure(fx, res))
 		return false;
-	/* a call that cannot fail stays in an error chain that runs through it */
+	/* a call that cannot fail stays in an error chain that runs through
+	 * it; else its result and latency are never read but by -T's record
+	 * (as in fast_exit) */
 	went_on = (fx & RS_FUNC_CANT_FAIL) && s->is_err;
-	frame_exit(s, f, d, id, res, went_on);
+	if (went_on || emit_trace)
+		frame_exit(s, f, d, id, res, went_on);
+	else
+		s->next_seq_id++;
 	s->is_err = went_on;
 	s->depth = d;
 	return true;
@@ -1435,7 +1460,7 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, struct 
 
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return true;
-	seq_id = frame_push(s, d, id, now);
+	seq_id = frame_push(s, d, id, now, false);
 	if (emit_trace && capture_args)   /* records of a session reach the reader in order */
 		rs_trace_flush(s);
 	args_capture(ctx, s->sess_id, seq_id, id);
@@ -1555,21 +1580,35 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 	}
 }
 
+/* the current task (bpf_get_current_task), read by the front ends
+ * first: after that helper call the fast paths call none, or only the
+ * clock, so their values need not be kept across calls (spilled to the
+ * stack and read back). 0 with -B, whose exit reads the branches first
+ * (on_exit) */
+static __always_inline u64 task_early(void)
+{
+	return use_lbr ? 0 : bpf_get_current_task();
+}
+
 /* a traced call's entry and exit: the fast path (fast_entry, fast_exit),
  * else the whole one, which starts from the fast path's session lookup
- * (the CPU's cache); on_entry returns whether the exit must be seen */
-static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
+ * (the CPU's cache); on_entry returns whether the exit must be seen.
+ * task: task_early's */
+static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u64 cookie)
 {
-	u64 task = bpf_get_current_task();
-	struct session *s = session_cached(c, task);
+	struct session *s;
+
+	if (use_lbr)
+		task = bpf_get_current_task();
+	s = session_cached(c, task);
 
 	return fast_entry(s, cookie) || handle_entry(ctx, c, s, task, cookie);
 }
 
-static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, u32 kctx)
+static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u64 cookie, s64 res,
+				    u32 kctx)
 {
 	struct session *s;
-	u64 task;
 
 	if (use_lbr) {
 		/* first: the branches before this exit, not ours */
@@ -1578,8 +1617,8 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 
 		if (lb)
 			lb->sz = bpf_get_branch_snapshot(lb->e, sizeof(lb->e), 0);
+		task = bpf_get_current_task();
 	}
-	task = bpf_get_current_task();
 	s = session_cached(c, task);
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
@@ -1620,18 +1659,18 @@ static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 SEC("kprobe.multi")
 int rs_kentry_multi(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = multi_cookie(ctx), task = task_early();
 
-	on_entry(ctx, c, multi_cookie(ctx));
+	on_entry(ctx, cpu_state_get(), task, cookie);
 	return 0;
 }
 
 SEC("kretprobe.multi")
 int rs_kexit_multi(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = multi_cookie(ctx), task = task_early();
 
-	on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1647,37 +1686,38 @@ extern __u64 *bpf_session_cookie(void) __ksym __weak;
 SEC("kprobe.multi")
 int rs_ksession(struct pt_regs *ctx)
 {
-	struct cpu_state *c;
-	u64 *sc, cookie;
+	u64 cookie, task;
 
-	c = cpu_state_get();
-	/* the call's own 8 bytes, from its entry to its exit: the function's
-	 * cookie, so that the exit needs no ip_cookies lookup */
-	sc = bpf_session_cookie();
+	/* the call's own 8 bytes (bpf_session_cookie), from its entry to its
+	 * exit: the function's cookie, so that the exit needs no ip_cookies
+	 * lookup. Each end makes its helper calls first (task_early) */
 	if (bpf_session_is_return()) {
-		on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
+		cookie = *bpf_session_cookie();
+		task = task_early();
+		on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
 		return 0;
 	}
 	cookie = multi_cookie(ctx);
-	*sc = cookie;
-	return on_entry(ctx, c, cookie) ? 0 : 1;
+	*bpf_session_cookie() = cookie;
+	task = task_early();
+	return on_entry(ctx, cpu_state_get(), task, cookie) ? 0 : 1;
 }
 
 SEC("kprobe")
 int rs_kentry(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = bpf_get_attach_cookie(ctx), task = task_early();
 
-	on_entry(ctx, c, bpf_get_attach_cookie(ctx));
+	on_entry(ctx, cpu_state_get(), task, cookie);
 	return 0;
 }
 
 SEC("kretprobe")
 int rs_kexit(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = bpf_get_attach_cookie(ctx), task = task_early();
 
-	on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1696,12 +1736,12 @@ static __always_inline u64 fentry_func_cookie(void)
 SEC("fentry")
 int rs_fentry(u64 *ctx)
 {
-	u64 cookie = fentry_func_cookie();
+	u64 task = task_early(), cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_entry(ctx, c, cookie);
+	on_entry(ctx, c, task, cookie);
 	guard_exit(c);
 	return 0;
 }
@@ -1726,12 +1766,12 @@ static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 cookie = fentry_func_cookie();
+	u64 task = task_early(), cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_exit(ctx, c, cookie, (s64)fexit_ret(ctx, c, kctx), kctx);
+	on_exit(ctx, c, task, cookie, (s64)fexit_ret(ctx, c, kctx), kctx);
 	guard_exit(c);
 	return 0;
 }
