@@ -1376,11 +1376,14 @@ static __always_inline bool fexit_fail_of(void *ctx, struct session *s, u64 cook
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them
- * gets: the verifier, which knows a clone's cookie, keeps only its
- * function's copy */
+ * gets: the verifier, which knows a clone's flags (RS_CLONE_FLAGS_MAGIC's
+ * immediate, patched in as RS_CLONE_FLAGS of the cookie's by the recorder),
+ * keeps only its function's copy */
 static __always_inline bool fexit_fast_of(struct session *s, u64 cookie, s64 res)
 {
-	u32 fx = (cookie >> 32) & (RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT | RS_FUNC_RET_PTR);
+	u32 fx;
+
+	asm volatile("%0 = %1" : "=r"(fx) : "i"(RS_CLONE_FLAGS_MAGIC));
 
 	switch (fx) {
 	case 0:

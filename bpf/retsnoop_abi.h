@@ -86,6 +86,13 @@ struct rs_func_range {
  * 64-bit immediate (record/attach.c), which appears once in each */
 #define RS_CLONE_COOKIE_MAGIC 0x5e7c00c1e5eed5a1ULL
 
+/* fentry mode, the fexit template: the flags its fast exit is specialized
+ * by, RS_CLONE_FLAGS of its function's, in place of this 32-bit move
+ * immediate (once in the template; the verifier then keeps only that
+ * specialization, and it costs one move) */
+#define RS_CLONE_FLAGS_MAGIC 0x5e7cf1a6
+#define RS_CLONE_FLAGS(flags) ((flags) & (RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT | RS_FUNC_RET_PTR))
+
 /* fentry mode, the fexit template that reads stack words through
  * bpf_rdonly_cast: its return value read from the context directly where
  * the verifier allows it (record/func_flags.c btf_func_ret_slot), else
