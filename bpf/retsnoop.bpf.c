@@ -986,7 +986,8 @@ static __always_inline void chain_first_failure(void *ctx, struct session *s, u3
  * now (read_clock: read here, a constant in each caller), and its -T
  * entry; returns its seq_id. The clock is read last: only the frame's
  * address and the session then live across the helper call, in registers
- * the call keeps */
+ * the call keeps. The caller has cleared is_err (no chain below a new
+ * frame) */
 static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now, bool read_clock)
 {
 	struct rs_frame *f = &s->frames[FIDX(d)];   /* one bounded index: FIDX's barrier is not merged */
@@ -997,7 +998,6 @@ static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now,
 	f->res = 0;
 	s->depth = d + 1;
 	s->max_depth = d + 1;
-	s->is_err = false;
 	if (read_clock)
 		now = bpf_ktime_get_ns();
 	f->lat_ns = now;
@@ -1043,9 +1043,12 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	if (d >= max_fstack_depth)
 		return false;
 	/* an error chain about to be overwritten is saved (as in handle_entry;
-	 * no -I snapshot here: lean_calls) */
-	if (s->is_err && d != s->max_depth)
-		save_error_chain(s);
+	 * no -I snapshot here: lean_calls); is_err cleared only where set */
+	if (s->is_err) {
+		if (d != s->max_depth)
+			save_error_chain(s);
+		s->is_err = false;
+	}
 	frame_push(s, d, id, 0, true);
 	return true;
 }
@@ -1463,6 +1466,7 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, struct 
 
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return true;
+	s->is_err = false;
 	seq_id = frame_push(s, d, id, now, false);
 	if (emit_trace && capture_args)   /* records of a session reach the reader in order */
 		rs_trace_flush(s);
@@ -1596,16 +1600,22 @@ static __always_inline u64 task_early(void)
 /* a traced call's entry and exit: the fast path (fast_entry, fast_exit),
  * else the whole one, which starts from the fast path's session lookup
  * (the CPU's cache); on_entry returns whether the exit must be seen.
- * task: task_early's */
-static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u64 cookie)
+ * task: task_early's; task_again (a constant): the whole path reads it
+ * again (fentry, where the guard's state takes the register it would be
+ * kept in from the fast path's start) */
+static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u64 cookie,
+				     bool task_again)
 {
 	struct session *s;
 
 	if (use_lbr)
 		task = bpf_get_current_task();
 	s = session_cached(c, task);
-
-	return fast_entry(s, cookie) || handle_entry(ctx, c, s, task, cookie);
+	if (fast_entry(s, cookie))
+		return true;
+	if (task_again)
+		task = bpf_get_current_task();
+	return handle_entry(ctx, c, s, task, cookie);
 }
 
 static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u64 cookie, s64 res,
@@ -1664,7 +1674,7 @@ int rs_kentry_multi(struct pt_regs *ctx)
 {
 	u64 cookie = multi_cookie(ctx), task = task_early();
 
-	on_entry(ctx, cpu_state_get(), task, cookie);
+	on_entry(ctx, cpu_state_get(), task, cookie, false);
 	return 0;
 }
 
@@ -1703,7 +1713,7 @@ int rs_ksession(struct pt_regs *ctx)
 	cookie = multi_cookie(ctx);
 	*bpf_session_cookie() = cookie;
 	task = task_early();
-	return on_entry(ctx, cpu_state_get(), task, cookie) ? 0 : 1;
+	return on_entry(ctx, cpu_state_get(), task, cookie, false) ? 0 : 1;
 }
 
 SEC("kprobe")
@@ -1711,7 +1721,7 @@ int rs_kentry(struct pt_regs *ctx)
 {
 	u64 cookie = bpf_get_attach_cookie(ctx), task = task_early();
 
-	on_entry(ctx, cpu_state_get(), task, cookie);
+	on_entry(ctx, cpu_state_get(), task, cookie, false);
 	return 0;
 }
 
@@ -1744,7 +1754,7 @@ int rs_fentry(u64 *ctx)
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_entry(ctx, c, task, cookie);
+	on_entry(ctx, c, task, cookie, true);
 	guard_exit(c);
 	return 0;
 }
