@@ -71,10 +71,15 @@ struct session {
 	u32 slot;                    /* this slot's index */
 	s32 slow_at;                 /* fentry: the deepest frame whose exit a chain
 				      * waits for (pend_depth, saved_depth - 2;
-				      * hold_sync), -1: none; the exits of it and
-				      * of shallower frames take handle_exit (32
+				      * hold_sync), at least 0 (the entry
+				      * function's), the largest s32 while
+				      * overflow_depth; the exits of it and of
+				      * shallower frames take handle_exit (32
 				      * bits, as pend_depth: no sign extension
 				      * at each compare) */
+	u32 depth_lim;               /* a nested entry's depth below it takes
+				      * fast_entry: max_fstack_depth, 0 while
+				      * overflow_depth (overflow_sync) */
 	u64 sess_id;
 	u32 tid, pid;
 	u64 start_ts;
@@ -854,7 +859,19 @@ static __always_inline void hold_sync(struct session *s)
 	h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
 	if (s->saved_depth && (s32)s->saved_depth - 2 > h)
 		h = (s32)s->saved_depth - 2;
+	if (h < 0)
+		h = 0;
+	if (s->overflow_depth)
+		h = 0x7fffffff;
 	s->slow_at = h;
+}
+
+/* overflow_depth changed: the fast paths' limits (depth_lim, slow_at)
+ * follow it, so that they need not test it */
+static __always_inline void overflow_sync(struct session *s)
+{
+	s->depth_lim = s->overflow_depth ? 0 : max_fstack_depth;
+	hold_sync(s);
 }
 
 /* the current error chain [depth, max_depth) is about to be overwritten:
@@ -902,7 +919,8 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	s->saved_last_seq_id = 0;
 	s->kstack_sz[0] = s->kstack_sz[1] = 0;
 	s->pend_depth[0] = s->pend_depth[1] = -1;
-	s->slow_at = -1;
+	s->slow_at = 0;
+	s->depth_lim = max_fstack_depth;
 	s->lbrs_sz[0] = s->lbrs_sz[1] = 0;
 	s->tb_n = 0;
 	/* both names read through the task's BTF pointer: plain loads, no
@@ -1035,12 +1053,12 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	 * recorder keeps max_fstack_depth <= RS_MAX_FSTACK_DEPTH) */
 	if (!lean_calls)
 		return false;
-	/* a defunct session counts untracked depth from its first entry on
-	 * (handle_entry): overflow_depth covers it */
-	if (!s || s->overflow_depth)
+	/* depth_lim: 0 while overflow_depth counts untracked calls (a
+	 * defunct session counts them from its first entry on: handle_entry) */
+	if (!s)
 		return false;
 	d = s->depth;
-	if (d >= max_fstack_depth)
+	if (d >= s->depth_lim)
 		return false;
 	/* an error chain about to be overwritten is saved (as in handle_entry;
 	 * no -I snapshot here: lean_calls); is_err cleared only where set */
@@ -1169,15 +1187,16 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 	struct rs_frame *f;
 	bool went_on;
 
-	if (!lean_calls || !s || s->overflow_depth)   /* id, s: as in fast_entry */
+	if (!lean_calls || !s)   /* id, s: as in fast_entry */
 		return false;
-	d = s->depth;
-	if (d < 2)   /* as in fast_exit */
-		return false;
-	d--;
+	/* slow_at: at least 0, the entry function's exit (and one with no
+	 * frame, d -1) ending the session; the largest s32 while
+	 * overflow_depth counts untracked calls (hold_sync) */
+	d = s->depth - 1;
 	if ((s32)d <= s->slow_at) {
 		/* a failure goes on to rs_fexit_fail, not through here */
-		if (is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
+		if ((s32)d < 1 || s->overflow_depth ||
+		    is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
 			return false;
 		return rs_fexit_swallow(s, id, res, fx);
 	}
@@ -1237,7 +1256,9 @@ static __always_inline int fexit_first(struct session *s, u32 d, struct rs_frame
 	s->kstack[slot][1] = w.caller;
 	chain_wait(s, slot, 2, d - 1);
 	stat_inc(&stats.stacks_deferred);
-	hold_sync(s);
+	/* hold_sync's answer: everything it takes the largest of was at
+	 * most slow_at < d, and the chain now waits at d - 1 */
+	s->slow_at = d - 1;
 	s->depth = d;
 	return 1;
 }
@@ -1447,11 +1468,13 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, struct 
 	}
 	if (s->defunct) {
 		s->overflow_depth++;
+		overflow_sync(s);
 		return true;
 	}
 	if (s->depth >= max_fstack_depth || s->depth >= RS_MAX_FSTACK_DEPTH || s->overflow_depth) {
 		s->overflow_calls++;
 		s->overflow_depth++;
+		overflow_sync(s);
 		stat_inc(&stats.depth_overflows);
 		return true;
 	}
@@ -1494,6 +1517,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 		return;
 	if (s->overflow_depth) {
 		s->overflow_depth--;
+		overflow_sync(s);
 		if (s->defunct && !s->overflow_depth && !s->depth)
 			session_close(c, s);
 		return;
