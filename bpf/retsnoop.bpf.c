@@ -71,10 +71,15 @@ struct session {
 	u32 slot;                    /* this slot's index */
 	s32 slow_at;                 /* fentry: the deepest frame whose exit a chain
 				      * waits for (pend_depth, saved_depth - 2;
-				      * hold_sync), -1: none; the exits of it and
-				      * of shallower frames take handle_exit (32
+				      * hold_sync), at least 0 (the entry
+				      * function's), the largest s32 while
+				      * overflow_depth; the exits of it and of
+				      * shallower frames take handle_exit (32
 				      * bits, as pend_depth: no sign extension
 				      * at each compare) */
+	u32 depth_lim;               /* a nested entry's depth below it takes
+				      * fast_entry: max_fstack_depth, 0 while
+				      * overflow_depth (overflow_sync) */
 	u64 sess_id;
 	u32 tid, pid;
 	u64 start_ts;
@@ -854,7 +859,19 @@ static __always_inline void hold_sync(struct session *s)
 	h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
 	if (s->saved_depth && (s32)s->saved_depth - 2 > h)
 		h = (s32)s->saved_depth - 2;
+	if (h < 0)
+		h = 0;
+	if (s->overflow_depth)
+		h = 0x7fffffff;
 	s->slow_at = h;
+}
+
+/* overflow_depth changed: the fast paths' limits (depth_lim, slow_at)
+ * follow it, so that they need not test it */
+static __always_inline void overflow_sync(struct session *s)
+{
+	s->depth_lim = s->overflow_depth ? 0 : max_fstack_depth;
+	hold_sync(s);
 }
 
 /* the current error chain [depth, max_depth) is about to be overwritten:
@@ -902,7 +919,8 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	s->saved_last_seq_id = 0;
 	s->kstack_sz[0] = s->kstack_sz[1] = 0;
 	s->pend_depth[0] = s->pend_depth[1] = -1;
-	s->slow_at = -1;
+	s->slow_at = 0;
+	s->depth_lim = max_fstack_depth;
 	s->lbrs_sz[0] = s->lbrs_sz[1] = 0;
 	s->tb_n = 0;
 	/* both names read through the task's BTF pointer: plain loads, no
@@ -983,8 +1001,12 @@ static __always_inline void chain_first_failure(void *ctx, struct session *s, u3
  * the common case needs are not spilled for the general one. */
 
 /* a call's frame pushed at depth d (< RS_MAX_FSTACK_DEPTH), entered at
- * now, and its -T entry; returns its seq_id */
-static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now)
+ * now (read_clock: read here, a constant in each caller), and its -T
+ * entry; returns its seq_id. The clock is read last: only the frame's
+ * address and the session then live across the helper call, in registers
+ * the call keeps. The caller has cleared is_err (no chain below a new
+ * frame) */
+static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now, bool read_clock)
 {
 	struct rs_frame *f = &s->frames[FIDX(d)];   /* one bounded index: FIDX's barrier is not merged */
 	u32 seq_id = s->next_seq_id++;
@@ -992,10 +1014,11 @@ static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now)
 	f->func_id = id;
 	f->seq_id = seq_id;
 	f->res = 0;
-	f->lat_ns = now;
 	s->depth = d + 1;
 	s->max_depth = d + 1;
-	s->is_err = false;
+	if (read_clock)
+		now = bpf_ktime_get_ns();
+	f->lat_ns = now;
 	if (emit_trace)
 		emit_trace_rec(s, RS_REC_TRACE_ENTRY, seq_id, id, d + 1, 0, 0, now);
 	return seq_id;
@@ -1030,18 +1053,21 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
 	 * recorder keeps max_fstack_depth <= RS_MAX_FSTACK_DEPTH) */
 	if (!lean_calls)
 		return false;
-	/* a defunct session counts untracked depth from its first entry on
-	 * (handle_entry): overflow_depth covers it */
-	if (!s || s->overflow_depth)
+	/* depth_lim: 0 while overflow_depth counts untracked calls (a
+	 * defunct session counts them from its first entry on: handle_entry) */
+	if (!s)
 		return false;
 	d = s->depth;
-	if (d >= max_fstack_depth)
+	if (d >= s->depth_lim)
 		return false;
 	/* an error chain about to be overwritten is saved (as in handle_entry;
-	 * no -I snapshot here: lean_calls) */
-	if (s->is_err && d != s->max_depth)
-		save_error_chain(s);
-	frame_push(s, d, id, bpf_ktime_get_ns());
+	 * no -I snapshot here: lean_calls); is_err cleared only where set */
+	if (s->is_err) {
+		if (d != s->max_depth)
+			save_error_chain(s);
+		s->is_err = false;
+	}
+	frame_push(s, d, id, 0, true);
 	return true;
 }
 
@@ -1075,9 +1101,24 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 		return false;
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
-	failed = is_failure(flags, res);
+	/* is_failure, in one compare: the flags are not a constant here */
+	failed = (u64)res + 4095 < RS_COOKIE_FAIL_BOUND(cookie);
 	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
 	waits = s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d;
+	if (!went_on && !waits && !(s->saved_depth && d + 2 <= s->saved_depth)) {
+		/* the common exit: no error here and none goes on through
+		 * it, no chain waits for it, the saved one stays (what the
+		 * steps below come to then, in fewer registers). Its result
+		 * and latency are never read (lean_calls: no -S, no -I) but
+		 * by -T's record */
+		if (emit_trace)
+			frame_exit(s, f, d, id, res, false);
+		else
+			s->next_seq_id++;
+		s->is_err = false;
+		s->depth = d;
+		return true;
+	}
 	frame_exit(s, f, d, id, res, went_on);
 	if (failed && !s->is_err)
 		chain_first_failure(ctx, s, d, id, kctx, true);
@@ -1146,15 +1187,16 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 	struct rs_frame *f;
 	bool went_on;
 
-	if (!lean_calls || !s || s->overflow_depth)   /* id, s: as in fast_entry */
+	if (!lean_calls || !s)   /* id, s: as in fast_entry */
 		return false;
-	d = s->depth;
-	if (d < 2)   /* as in fast_exit */
-		return false;
-	d--;
+	/* slow_at: at least 0, the entry function's exit (and one with no
+	 * frame, d -1) ending the session; the largest s32 while
+	 * overflow_depth counts untracked calls (hold_sync) */
+	d = s->depth - 1;
 	if ((s32)d <= s->slow_at) {
 		/* a failure goes on to rs_fexit_fail, not through here */
-		if (is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
+		if ((s32)d < 1 || s->overflow_depth ||
+		    is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
 			return false;
 		return rs_fexit_swallow(s, id, res, fx);
 	}
@@ -1165,9 +1207,14 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 		res = (s64)(s32)res;
 	if (is_failure(fx, res))
 		return false;
-	/* a call that cannot fail stays in an error chain that runs through it */
+	/* a call that cannot fail stays in an error chain that runs through
+	 * it; else its result and latency are never read but by -T's record
+	 * (as in fast_exit) */
 	went_on = (fx & RS_FUNC_CANT_FAIL) && s->is_err;
-	frame_exit(s, f, d, id, res, went_on);
+	if (went_on || emit_trace)
+		frame_exit(s, f, d, id, res, went_on);
+	else
+		s->next_seq_id++;
 	s->is_err = went_on;
 	s->depth = d;
 	return true;
@@ -1209,7 +1256,9 @@ static __always_inline int fexit_first(struct session *s, u32 d, struct rs_frame
 	s->kstack[slot][1] = w.caller;
 	chain_wait(s, slot, 2, d - 1);
 	stat_inc(&stats.stacks_deferred);
-	hold_sync(s);
+	/* hold_sync's answer: everything it takes the largest of was at
+	 * most slow_at < d, and the chain now waits at d - 1 */
+	s->slow_at = d - 1;
 	s->depth = d;
 	return 1;
 }
@@ -1351,11 +1400,14 @@ static __always_inline bool fexit_fail_of(void *ctx, struct session *s, u64 cook
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them
- * gets: the verifier, which knows a clone's cookie, keeps only its
- * function's copy */
+ * gets: the verifier, which knows a clone's flags (RS_CLONE_FLAGS_MAGIC's
+ * immediate, patched in as RS_CLONE_FLAGS of the cookie's by the recorder),
+ * keeps only its function's copy */
 static __always_inline bool fexit_fast_of(struct session *s, u64 cookie, s64 res)
 {
-	u32 fx = (cookie >> 32) & (RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT | RS_FUNC_RET_PTR);
+	u32 fx;
+
+	asm volatile("%0 = %1" : "=r"(fx) : "i"(RS_CLONE_FLAGS_MAGIC));
 
 	switch (fx) {
 	case 0:
@@ -1416,11 +1468,13 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, struct 
 	}
 	if (s->defunct) {
 		s->overflow_depth++;
+		overflow_sync(s);
 		return true;
 	}
 	if (s->depth >= max_fstack_depth || s->depth >= RS_MAX_FSTACK_DEPTH || s->overflow_depth) {
 		s->overflow_calls++;
 		s->overflow_depth++;
+		overflow_sync(s);
 		stat_inc(&stats.depth_overflows);
 		return true;
 	}
@@ -1435,7 +1489,8 @@ static __always_inline bool handle_entry(void *ctx, struct cpu_state *c, struct 
 
 	if (d >= RS_MAX_FSTACK_DEPTH)
 		return true;
-	seq_id = frame_push(s, d, id, now);
+	s->is_err = false;
+	seq_id = frame_push(s, d, id, now, false);
 	if (emit_trace && capture_args)   /* records of a session reach the reader in order */
 		rs_trace_flush(s);
 	args_capture(ctx, s->sess_id, seq_id, id);
@@ -1462,6 +1517,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 		return;
 	if (s->overflow_depth) {
 		s->overflow_depth--;
+		overflow_sync(s);
 		if (s->defunct && !s->overflow_depth && !s->depth)
 			session_close(c, s);
 		return;
@@ -1555,21 +1611,41 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 	}
 }
 
-/* a traced call's entry and exit: the fast path (fast_entry, fast_exit),
- * else the whole one, which starts from the fast path's session lookup
- * (the CPU's cache); on_entry returns whether the exit must be seen */
-static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 cookie)
+/* the current task (bpf_get_current_task), read by the front ends
+ * first: after that helper call the fast paths call none, or only the
+ * clock, so their values need not be kept across calls (spilled to the
+ * stack and read back). 0 with -B, whose exit reads the branches first
+ * (on_exit) */
+static __always_inline u64 task_early(void)
 {
-	u64 task = bpf_get_current_task();
-	struct session *s = session_cached(c, task);
-
-	return fast_entry(s, cookie) || handle_entry(ctx, c, s, task, cookie);
+	return use_lbr ? 0 : bpf_get_current_task();
 }
 
-static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, s64 res, u32 kctx)
+/* a traced call's entry and exit: the fast path (fast_entry, fast_exit),
+ * else the whole one, which starts from the fast path's session lookup
+ * (the CPU's cache); on_entry returns whether the exit must be seen.
+ * task: task_early's; task_again (a constant): the whole path reads it
+ * again (fentry, where the guard's state takes the register it would be
+ * kept in from the fast path's start) */
+static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u64 cookie,
+				     bool task_again)
 {
 	struct session *s;
-	u64 task;
+
+	if (use_lbr)
+		task = bpf_get_current_task();
+	s = session_cached(c, task);
+	if (fast_entry(s, cookie))
+		return true;
+	if (task_again)
+		task = bpf_get_current_task();
+	return handle_entry(ctx, c, s, task, cookie);
+}
+
+static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u64 cookie, s64 res,
+				    u32 kctx)
+{
+	struct session *s;
 
 	if (use_lbr) {
 		/* first: the branches before this exit, not ours */
@@ -1578,8 +1654,8 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 cookie, 
 
 		if (lb)
 			lb->sz = bpf_get_branch_snapshot(lb->e, sizeof(lb->e), 0);
+		task = bpf_get_current_task();
 	}
-	task = bpf_get_current_task();
 	s = session_cached(c, task);
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
@@ -1620,18 +1696,18 @@ static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 SEC("kprobe.multi")
 int rs_kentry_multi(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = multi_cookie(ctx), task = task_early();
 
-	on_entry(ctx, c, multi_cookie(ctx));
+	on_entry(ctx, cpu_state_get(), task, cookie, false);
 	return 0;
 }
 
 SEC("kretprobe.multi")
 int rs_kexit_multi(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = multi_cookie(ctx), task = task_early();
 
-	on_exit(ctx, c, multi_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1647,37 +1723,38 @@ extern __u64 *bpf_session_cookie(void) __ksym __weak;
 SEC("kprobe.multi")
 int rs_ksession(struct pt_regs *ctx)
 {
-	struct cpu_state *c;
-	u64 *sc, cookie;
+	u64 cookie, task;
 
-	c = cpu_state_get();
-	/* the call's own 8 bytes, from its entry to its exit: the function's
-	 * cookie, so that the exit needs no ip_cookies lookup */
-	sc = bpf_session_cookie();
+	/* the call's own 8 bytes (bpf_session_cookie), from its entry to its
+	 * exit: the function's cookie, so that the exit needs no ip_cookies
+	 * lookup. Each end makes its helper calls first (task_early) */
 	if (bpf_session_is_return()) {
-		on_exit(ctx, c, *sc, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
+		cookie = *bpf_session_cookie();
+		task = task_early();
+		on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
 		return 0;
 	}
 	cookie = multi_cookie(ctx);
-	*sc = cookie;
-	return on_entry(ctx, c, cookie) ? 0 : 1;
+	*bpf_session_cookie() = cookie;
+	task = task_early();
+	return on_entry(ctx, cpu_state_get(), task, cookie, false) ? 0 : 1;
 }
 
 SEC("kprobe")
 int rs_kentry(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = bpf_get_attach_cookie(ctx), task = task_early();
 
-	on_entry(ctx, c, bpf_get_attach_cookie(ctx));
+	on_entry(ctx, cpu_state_get(), task, cookie, false);
 	return 0;
 }
 
 SEC("kretprobe")
 int rs_kexit(struct pt_regs *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
+	u64 cookie = bpf_get_attach_cookie(ctx), task = task_early();
 
-	on_exit(ctx, c, bpf_get_attach_cookie(ctx), (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS);
 	return 0;
 }
 
@@ -1696,12 +1773,12 @@ static __always_inline u64 fentry_func_cookie(void)
 SEC("fentry")
 int rs_fentry(u64 *ctx)
 {
-	u64 cookie = fentry_func_cookie();
+	u64 task = task_early(), cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_entry(ctx, c, cookie);
+	on_entry(ctx, c, task, cookie, true);
 	guard_exit(c);
 	return 0;
 }
@@ -1726,12 +1803,12 @@ static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 cookie = fentry_func_cookie();
+	u64 task = task_early(), cookie = fentry_func_cookie();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_exit(ctx, c, cookie, (s64)fexit_ret(ctx, c, kctx), kctx);
+	on_exit(ctx, c, task, cookie, (s64)fexit_ret(ctx, c, kctx), kctx);
 	guard_exit(c);
 	return 0;
 }

@@ -42,10 +42,22 @@ enum rs_func_flags {
 	RS_FUNC_RET_VOID       = 0x20,
 };
 
-/* what the BPF side knows of a traced function: its id (index into the
- * traced-function table) and its enum rs_func_flags, as one BPF cookie
- * (kprobe modes) or immediate (fentry: RS_CLONE_COOKIE_MAGIC) */
-#define RS_FUNC_COOKIE(id, flags) (((rs_u64)(flags) << 32) | (rs_u32)(id))
+/* a traced function's failure bound: its result r (sign-extended from
+ * 32 bits where RS_FUNC_NEEDS_SIGN_EXT) is a failure when
+ * (u64)(r + 4095) < bound: 0 where it cannot fail, 4096 for a pointer
+ * (an errno or NULL), else 4095 (an errno, -4095..-1) */
+#define RS_FUNC_FAIL_BOUND(flags) \
+	(((flags) & RS_FUNC_CANT_FAIL) ? 0 : ((flags) & RS_FUNC_RET_PTR) ? 4096 : 4095)
+
+/* what the BPF side knows of a traced function, as one BPF cookie (kprobe
+ * modes) or immediate (fentry: RS_CLONE_COOKIE_MAGIC): its id (index into
+ * the traced-function table) in bits 0-31, its enum rs_func_flags in bits
+ * 32-47 and its RS_FUNC_FAIL_BOUND in bits 48-63 (one compare tells a
+ * failure where the flags are not a constant) */
+#define RS_FUNC_COOKIE(id, flags) \
+	(((rs_u64)RS_FUNC_FAIL_BOUND(flags) << 48) | ((rs_u64)((flags) & 0xffff) << 32) | \
+	 (rs_u32)(id))
+#define RS_COOKIE_FAIL_BOUND(cookie) ((cookie) >> 48)
 
 /* kprobe.multi mode: the cookies again, in an open-addressing table
  * (array map ip_cookies, 1 << bits slots, at most half full) keyed by the
@@ -73,6 +85,13 @@ struct rs_func_range {
  * templates themselves (function 0's), get its cookie in place of this
  * 64-bit immediate (record/attach.c), which appears once in each */
 #define RS_CLONE_COOKIE_MAGIC 0x5e7c00c1e5eed5a1ULL
+
+/* fentry mode, the fexit template: the flags its fast exit is specialized
+ * by, RS_CLONE_FLAGS of its function's, in place of this 32-bit move
+ * immediate (once in the template; the verifier then keeps only that
+ * specialization, and it costs one move) */
+#define RS_CLONE_FLAGS_MAGIC 0x5e7cf1a6
+#define RS_CLONE_FLAGS(flags) ((flags) & (RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT | RS_FUNC_RET_PTR))
 
 /* fentry mode, the fexit template that reads stack words through
  * bpf_rdonly_cast: its return value read from the context directly where

@@ -164,6 +164,13 @@ static bool is_ret_off_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 	return v[i].code == (BPF_LDX | BPF_MEM | BPF_DW) && v[i].off == RS_CLONE_RET_OFF_MAGIC;
 }
 
+/* RS_CLONE_FLAGS_MAGIC's move (bpf/retsnoop.bpf.c fexit_fast_of) */
+static bool is_flags_magic(const struct bpf_insn *v, size_t cnt, size_t i)
+{
+	(void)cnt;
+	return is_ret_mov(&v[i]) && (uint32_t)v[i].imm == RS_CLONE_FLAGS_MAGIC;
+}
+
 /* the fexit template's direct return read (bpf/retsnoop.bpf.c fexit_ret):
  * found, and off in the template (the helper's read: function 0 is not
  * known to allow the other); a template without the load has none */
@@ -178,8 +185,9 @@ static void template_ret(struct tracer *t, struct bpf_insn *v, size_t cnt)
 }
 
 /* before load: the fentry templates, attached to function 0, get its
- * cookie as the immediate (each clone then its own, clone_insns); -EINVAL
- * when a template has not exactly one (a BPF object built wrong) */
+ * cookie as the immediate, the fexit one its flags too (each clone then its
+ * own, clone_insns); -EINVAL when a template has not exactly one of each
+ * (a BPF object built wrong) */
 static int templates_cookie(struct tracer *t, const struct selection *sel)
 {
 	struct bpf_program *tmpl[2] = { t->skel->progs.rs_fentry, t->fexit };
@@ -198,8 +206,15 @@ static int templates_cookie(struct tracer *t, const struct selection *sel)
 			return -ENOMEM;
 		memcpy(v, bpf_program__insns(tmpl[k]), cnt * sizeof(*v));
 		ldimm_set(v, t->cookie_at[k], cookie0);
-		if (k == 1)
+		if (k == 1) {
+			t->flags_at = insn_at(v, cnt, is_flags_magic);
+			if (t->flags_at < 0) {
+				free(v);
+				return -EINVAL;
+			}
+			v[t->flags_at].imm = RS_CLONE_FLAGS(sel->v[0].flags);
 			template_ret(t, v, cnt);
+		}
 		err = bpf_program__set_insns(tmpl[k], v, cnt);   /* libbpf copies them */
 		free(v);
 		if (err)
@@ -373,7 +388,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	t->mode = mode;
 	t->session_fd = -1;
 	t->cookie_at[0] = t->cookie_at[1] = -1;
-	t->ret_at = t->ret_off_at = -1;
+	t->ret_at = t->ret_off_at = t->flags_at = -1;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	if (tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
 		return -1;
@@ -805,6 +820,16 @@ static bool clone_ret_direct(const struct tracer *t, struct bpf_insn *v, size_t 
 	return true;
 }
 
+/* an fexit clone's flags (templates_cookie) from its cookie; false when
+ * the template does not hold the move where it was found */
+static bool clone_flags(const struct tracer *t, struct bpf_insn *v, size_t cnt, uint64_t cookie)
+{
+	if (t->flags_at < 0 || (size_t)t->flags_at >= cnt || !is_ret_mov(&v[t->flags_at]))
+		return false;
+	v[t->flags_at].imm = RS_CLONE_FLAGS((uint32_t)(cookie >> 32));
+	return true;
+}
+
 /* ret_slot: the fexit clone's return slot (btf_func_ret_slot), -1 for
  * none and for fentry; *direct: the clone loaded reads it directly (one
  * the kernel refuses so is loaded again with the helper's read) */
@@ -821,6 +846,11 @@ static int clone_attach(const struct tracer *t, struct bpf_program *tmpl, long a
 	*direct = false;
 	if (!insns)
 		return -1;
+	if (type == BPF_TRACE_FEXIT && !clone_flags(t, insns, cnt, cookie)) {
+		free(insns);
+		errno = EINVAL;
+		return -1;
+	}
 	/* -A, deferred stacks: the template's function info, so that its
 	 * global functions are verified once each, not inlined into every path */
 	if (with_btf && !clone_btf_get(tmpl, insns, bpf_program__insn_cnt(tmpl), obj, obj_sz, &cb)) {

@@ -36,6 +36,9 @@ struct tracer {
 				   * RS_CLONE_RET_MAGIC immediate (0 in the template:
 				   * its helper's read) and RS_CLONE_RET_OFF_MAGIC load
 				   * (-1: none, no direct read in that template) */
+	long flags_at;            /* fentry mode: the index of the fexit template's
+				   * RS_CLONE_FLAGS_MAGIC move (function 0's there,
+				   * patched per clone) */
 	size_t ret_direct;        /* fexit clones that read their return value directly */
 	int session_fd;           /* its link, else -1 */
 	size_t attached, failed;

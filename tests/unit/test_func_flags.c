@@ -5,7 +5,8 @@
  * with a real prototype left to the BTF rule; the running kernel's BTF is
  * checked too when it is readable. The fexit return slot rule
  * (btf_func_ret_slot): where a direct context load is allowed, after how
- * many argument registers. */
+ * many argument registers. The cookie's failure bound (RS_FUNC_COOKIE,
+ * RS_COOKIE_FAIL_BOUND): its one compare against the failure rule. */
 #include <bpf/btf.h>
 #include "bpf/retsnoop_abi.h"
 #include "record/func_flags.h"
@@ -144,9 +145,56 @@ static void test_kernel_btf(void)
 	btf__free(k);
 }
 
+/* the failure rule, as the BPF side's is_failure states it for a result
+ * not yet sign-extended */
+static bool rule_fails(uint32_t flags, uint64_t res)
+{
+	if (flags & RS_FUNC_CANT_FAIL)
+		return false;
+	if ((flags & RS_FUNC_RET_PTR) && res == 0)
+		return true;
+	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
+		return (uint32_t)res >= 0xfffff001u;
+	return res >= (uint64_t)-4095LL;
+}
+
+/* every flag combination, results around each edge: the bound's compare
+ * on the sign-extended result agrees with the rule, and the cookie keeps
+ * the id and flags */
+static void test_cookie_bound(void)
+{
+	static const uint64_t res[] = {
+		0, 1, 2, 4095, 4096, 0x7fffffff, 0x80000000, 0xfffff000, 0xfffff001, 0xfffffffe,
+		0xffffffff, 0x100000000ULL, 0x1fffff001ULL, (uint64_t)-4097LL, (uint64_t)-4096LL,
+		(uint64_t)-4095LL, (uint64_t)-4094LL, (uint64_t)-2, (uint64_t)-1, 0xffff888012345678ULL,
+		0x8000000000000000ULL,
+	};
+
+	for (uint32_t flags = 0; flags < 0x40; flags++) {
+		uint64_t c = RS_FUNC_COOKIE(0x12345u + flags, flags);
+
+		CHECK_INT((uint32_t)c, 0x12345u + flags);
+		CHECK_INT((c >> 32) & 0xffff, flags);
+		if ((flags & RS_FUNC_RET_PTR) && (flags & RS_FUNC_NEEDS_SIGN_EXT))
+			continue;   /* never both: a pointer is 64 bits */
+		for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+			uint64_t r = res[i];
+
+			if (flags & RS_FUNC_NEEDS_SIGN_EXT)
+				r = (uint64_t)(int64_t)(int32_t)(uint32_t)r;
+			if ((r + 4095 < RS_COOKIE_FAIL_BOUND(c)) != rule_fails(flags, res[i])) {
+				fprintf(stderr, "  flags 0x%x result 0x%llx: bound %llu disagrees\n", flags,
+					(unsigned long long)res[i], (unsigned long long)RS_COOKIE_FAIL_BOUND(c));
+				CHECK(0);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	setup();
+	RUN(test_cookie_bound);
 	RUN(test_btf_rule);
 	RUN(test_ret_slot);
 	RUN(test_helpers);
