@@ -729,13 +729,16 @@ __noinline int rs_end_output(struct session *s, u32 flags, u64 now)
 		return -1;
 	end_shape_of(s, false, &e);
 	end_fill((void *)s->end_head, s, flags, now, &e);
-	if (e.stitched && e.keep < e.n) {
-		u64 nb = (u64)((e.n - e.keep) & (2 * RS_MAX_FSTACK_DEPTH - 1)) * sizeof(struct rs_frame);
-
-		asm volatile("" : "+r"(nb));   /* checked and used in one register */
-		if (nb <= sizeof(s->frames))
-			bpf_probe_read_kernel(&s->frames[e.keep], nb, &s->saved_frames[e.keep]);
-	}
+	/* the saved frames below the current ones: plain loads and stores
+	 * (a few frames, where the helper's fault-safe copy costs about 30
+	 * instructions per frame on top of its call) */
+	if (e.stitched)
+		for (u32 i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
+			k = e.keep + i;
+			if (k >= e.n || k >= RS_MAX_FSTACK_DEPTH)
+				break;
+			s->frames[FIDX(k)] = s->saved_frames[FIDX(k)];
+		}
 	w = (u64 *)s->frames;
 	ks = s->kstack[e.slot];
 	off = e.n * (sizeof(struct rs_frame) / 8);
