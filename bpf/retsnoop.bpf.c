@@ -742,12 +742,15 @@ __noinline int rs_end_output(struct session *s, u32 flags, u64 now)
 	w = (u64 *)s->frames;
 	ks = s->kstack[e.slot];
 	off = e.n * (sizeof(struct rs_frame) / 8);
-	for (u32 i = 0; i < RS_MAX_KSTACK_DEPTH; i++) {
+	/* two words a step (an odd count's last one copies a word past the
+	 * record: never sent); frames and saved_frames hold 2 * 64 * 3
+	 * words, past n * 3 + 96 */
+	for (u32 i = 0; i < RS_MAX_KSTACK_DEPTH; i += 2) {
 		k = off + i;
-		/* frames and saved_frames hold 2 * 64 * 3 words: past n * 3 + 96 */
-		if (i >= e.kb / 8 || k >= 2 * RS_MAX_FSTACK_DEPTH * (sizeof(struct rs_frame) / 8))
+		if (i >= e.kb / 8 || k >= 2 * RS_MAX_FSTACK_DEPTH * (sizeof(struct rs_frame) / 8) - 1)
 			break;
 		w[k] = ks[i];
+		w[k + 1] = ks[i + 1];
 	}
 	return bpf_ringbuf_output(&rb, s->end_head, e.size, wakeup_flag());
 }
