@@ -462,9 +462,13 @@ static int cmp_btf_func(const void *a, const void *b)
 /* fentry's deferred stacks: each traced function's trampoline image from
  * the [bpf] symbols read after attaching, "bpf_trampoline_KEY", KEY the
  * BTF object id (vmlinux: 1) above the function's BTF id (bit 31 set on
- * newer kernels). A function without one keeps capturing at once after a
- * tail call. */
-int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, const struct ksyms *bpf_ks)
+ * newer kernels). current (NULL: unknown): the images in use, of those
+ * (bpf_ksym_watch_collect's tramps); an image an attach replaced can stay
+ * registered under the same name a while, and taken for the current one
+ * it would send a chain through the tail call's return the wrong way. A
+ * function without one keeps capturing at once after a tail call. */
+int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, const struct ksyms *bpf_ks,
+			     const struct ksyms *current)
 {
 	struct retsnoop_bpf *s = t->skel;
 	int fd = bpf_map__fd(s->maps.func_ranges), ret = 0;
@@ -485,9 +489,12 @@ int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, cons
 		unsigned long long key;
 		struct btf_func want, *hit;
 		struct rs_func_range v;
+		const struct ksym *c;
 		char *end;
 
 		if (strncmp(k->name, "bpf_trampoline_", 15) || !isdigit((unsigned char)k->name[15]))
+			continue;
+		if (current && (!(c = ksyms_lookup(current, k->addr)) || c->addr != k->addr))
 			continue;
 		key = strtoull(k->name + 15, &end, 10);
 		if (*end || key >> 32 != 1)

@@ -76,7 +76,8 @@ void tracer_stats(const struct tracer *t, struct rs_bpf_stats *out);
 bool tracer_fexit_defer_broken(const struct tracer *t);
 /* fentry's deferred stacks: the traced functions' trampoline images, from
  * the [bpf] symbols read after attaching (record/attach.c) */
-int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, const struct ksyms *bpf_ks);
+int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, const struct ksyms *bpf_ks,
+			     const struct ksyms *current);
 /* -U: the map of execs per process (bpf/ustack.bpf.h exec_gen) */
 int tracer_exec_gen_fd(const struct tracer *t);
 /* program runs the kernel skipped (recursion misses of every loaded

@@ -27,15 +27,8 @@ struct ksymbol_rec {    /* PERF_RECORD_KSYMBOL; its sample_id (the time) is the 
 	char name[];
 };
 
-struct item {           /* a [bpf] symbol registered or unregistered at TIME */
-	uint64_t addr;
-	char *name;
-	uint64_t time;          /* CLOCK_MONOTONIC ns; 0: in the kallsyms read */
-	int delta;              /* +1 registered (or read), -1 unregistered */
-};
-
 struct items {
-	struct item *v;
+	struct bpf_ksym_item *v;
 	size_t n, cap;
 	bool bad;       /* out of memory or an event lost: the watch cannot tell */
 };
@@ -100,7 +93,7 @@ static void add_item(struct items *it, uint64_t addr, const char *name, uint64_t
 {
 	if (it->n == it->cap) {
 		size_t cap = it->cap ? it->cap * 2 : 256;
-		struct item *v = realloc(it->v, cap * sizeof(*v));
+		struct bpf_ksym_item *v = realloc(it->v, cap * sizeof(*v));
 
 		if (!v) {
 			it->bad = true;
@@ -164,7 +157,7 @@ static void read_ring(struct items *it, void *base, size_t size)
 
 static int cmp_item(const void *a, const void *b)
 {
-	const struct item *x = a, *y = b;
+	const struct bpf_ksym_item *x = a, *y = b;
 	int c;
 
 	if (x->addr != y->addr)
@@ -175,30 +168,52 @@ static int cmp_item(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-static bool same_sym(const struct item *x, const struct item *y)
+static bool same_sym(const struct bpf_ksym_item *x, const struct bpf_ksym_item *y)
 {
 	return x->addr == y->addr && !strcmp(x->name, y->name);
 }
 
-/* what is registered now: each (addr, name) as its last event left it
- * (the kallsyms read counts as the first) */
-static struct ksyms *net_symbols(struct items *it)
+/* a trampoline image's name: "bpf_trampoline_" and its key's digits */
+static bool is_tramp_name(const char *name)
 {
-	struct ksym *v = malloc((it->n ? it->n : 1) * sizeof(*v));
+	return strncmp(name, "bpf_trampoline_", 15) == 0 && name[15] >= '0' && name[15] <= '9';
+}
+
+static int cmp_by_name_time(const void *a, const void *b)
+{
+	const struct bpf_ksym_item *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* of the live trampoline images t[0, n) (time: when each was registered),
+ * the newest of each name: a function's trampoline is rebuilt at another
+ * address each time a program is attached to it, and the image it
+ * replaces is unregistered only after a grace period, maybe after this
+ * collect. Two images of one name from the kallsyms read (time 0) are
+ * both kept: nothing tells which is current. */
+static struct ksyms *newest_tramps(struct bpf_ksym_item *t, size_t n)
+{
+	struct ksym *v = malloc((n ? n : 1) * sizeof(*v));
 	struct ksyms *ks;
 	size_t m = 0;
 
 	if (!v)
 		return NULL;
-	qsort(it->v, it->n, sizeof(*it->v), cmp_item);
-	for (size_t i = 0; i < it->n;) {
+	qsort(t, n, sizeof(*t), cmp_by_name_time);
+	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
-		while (j + 1 < it->n && same_sym(&it->v[i], &it->v[j + 1]))
+		while (j + 1 < n && !strcmp(t[i].name, t[j + 1].name))
 			j++;
-		if (it->v[j].delta > 0)
-			v[m++] = (struct ksym){ .addr = it->v[i].addr, .type = 't',
-						.name = it->v[i].name, .module = "bpf" };
+		/* t[j]: the newest of the name, and any as new */
+		for (size_t k = i; k <= j; k++)
+			if (t[k].time == t[j].time)
+				v[m++] = (struct ksym){ .addr = t[k].addr, .type = 't',
+							.name = t[k].name, .module = "bpf" };
 		i = j + 1;
 	}
 	ks = ksyms_from_array(v, m);
@@ -206,11 +221,49 @@ static struct ksyms *net_symbols(struct items *it)
 	return ks;
 }
 
-struct ksyms *bpf_ksym_watch_collect(struct bpf_ksym_watch *w, const struct ksyms *ks)
+struct ksyms *bpf_ksym_net(struct bpf_ksym_item *items, size_t n, struct ksyms **tramps)
+{
+	struct ksym *v = malloc((n ? n : 1) * sizeof(*v));
+	struct bpf_ksym_item *t = malloc((n ? n : 1) * sizeof(*t));
+	struct ksyms *ks = NULL;
+	size_t m = 0, nt = 0;
+
+	*tramps = NULL;
+	if (!v || !t)
+		goto out;
+	qsort(items, n, sizeof(*items), cmp_item);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && same_sym(&items[i], &items[j + 1]))
+			j++;
+		if (items[j].delta > 0) {
+			v[m++] = (struct ksym){ .addr = items[i].addr, .type = 't',
+						.name = items[i].name, .module = "bpf" };
+			if (is_tramp_name(items[j].name))
+				t[nt++] = items[j];   /* its last event: the registration */
+		}
+		i = j + 1;
+	}
+	ks = ksyms_from_array(v, m);
+	*tramps = ks ? newest_tramps(t, nt) : NULL;
+	if (ks && !*tramps) {
+		ksyms_free(ks);
+		ks = NULL;
+	}
+out:
+	free(v);
+	free(t);
+	return ks;
+}
+
+struct ksyms *bpf_ksym_watch_collect(struct bpf_ksym_watch *w, const struct ksyms *ks,
+				     struct ksyms **tramps)
 {
 	struct items it = {};
 	struct ksyms *out = NULL;
 
+	*tramps = NULL;
 	if (!w->ncpu)
 		return NULL;
 	for (size_t i = 0; i < ksyms_count(ks) && !it.bad; i++) {
@@ -222,7 +275,7 @@ struct ksyms *bpf_ksym_watch_collect(struct bpf_ksym_watch *w, const struct ksym
 	for (int c = 0; c < w->ncpu && !it.bad; c++)
 		read_ring(&it, w->rings[c], w->ring_size);
 	if (!it.bad)
-		out = net_symbols(&it);
+		out = bpf_ksym_net(it.v, it.n, tramps);
 	for (size_t i = 0; i < it.n; i++)
 		free(it.v[i].name);
 	free(it.v);

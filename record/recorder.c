@@ -481,13 +481,18 @@ static int open_outputs(struct recorder *r)
 	struct file_header *h = &r->hdr;
 	const char *lbr_status = o->lbr && !r->feat.lbr ? r->lbr_why : NULL;
 
-	struct ksyms *bpf_ks = bpf_ksym_watch_collect(&r->kw, r->ks);
+	struct ksyms *tramps, *bpf_ks = bpf_ksym_watch_collect(&r->kw, r->ks, &tramps);
+	int err;
 
 	bpf_ksym_watch_close(&r->kw);
 	if (file_header_build(h, o, r->ks, &r->sel, tracer_mode_name(&r->tr),
-			      features_mask(&r->feat), lbr_status, bpf_ks, r->err, sizeof(r->err)))
+			      features_mask(&r->feat), lbr_status, bpf_ks, r->err, sizeof(r->err))) {
+		ksyms_free(tramps);
 		return failed(r);
-	if (tracer_fill_tramp_ranges(&r->tr, &r->sel, h->bpf_ks) && o->verbose)
+	}
+	err = tracer_fill_tramp_ranges(&r->tr, &r->sel, h->bpf_ks, tramps);
+	ksyms_free(tramps);
+	if (err && o->verbose)
 		fprintf(r->log, "%s: the trampolines' ranges were not all set: %s\n", r->prog,
 			strerror(errno));
 	if (lbr_status)
