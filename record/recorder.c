@@ -491,6 +491,15 @@ static int open_outputs(struct recorder *r)
 		return failed(r);
 	}
 	err = tracer_fill_tramp_ranges(&r->tr, &r->sel, h->bpf_ks, tramps);
+	if (tramps && o->verbose) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < ksyms_count(h->bpf_ks); i++)
+			n += strncmp(ksyms_at(h->bpf_ks, i)->name, "bpf_trampoline_", 15) == 0;
+		if (n > ksyms_count(tramps))
+			fprintf(r->log, "%s: %zu replaced trampoline images still registered (not taken for their functions')\n",
+				r->prog, n - ksyms_count(tramps));
+	}
 	ksyms_free(tramps);
 	if (err && o->verbose)
 		fprintf(r->log, "%s: the trampolines' ranges were not all set: %s\n", r->prog,
