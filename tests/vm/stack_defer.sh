@@ -34,7 +34,8 @@
 #    builds, and Fh's is the general build's deferral;
 #  * on Linux 6.1 (a second boot), the same in -K and -F with
 #    link_path_walk traced too (chains extended through it rather than
-#    captured at it), -F through the helper's template (no kfunc there).
+#    captured at it), -F through the helper's template (no kfunc there),
+#    where replaced trampoline images outlive the ranges' setting (-v).
 # Prints "vm-stack-defer: N passed, N failed" last; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -180,6 +181,13 @@ if [ -f "$KERNELS/6.1.env" ]; then
 	objects "6.1 " "K F"
 	check "6.1 -F: no bpf_rdonly_cast there: the helper's fexit template (-v says nothing)" \
 		not grep -q "$PLAIN" "$OUT/d-F-open-missing.err"
+	# each attach there rebuilds the function's trampoline elsewhere, the
+	# replaced image registered a while longer under the same name: the
+	# ranges must be the current images' (record/bpf_ksym_watch.c), else
+	# a chain through walk_component's tail call kept its site twice
+	r=$(cat "$OUT"/[dn]-F-*.err 2>/dev/null | sed -n 's/.*: \([0-9]*\) replaced trampoline images still registered.*/\1/p' | sort -n | tail -1)
+	check "6.1 -F: replaced trampoline images were still registered when the ranges were set (up to ${r:-0}), not taken: the stacks above the same" \
+		test "${r:-0}" -gt 0
 fi
 echo "vm-stack-defer: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
