@@ -1379,8 +1379,8 @@ __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
 /* whether rs_fexit_fail took this exit (fexit_fast did not): only a
  * failure of a function that can fail, in lean mode with deferred stacks
  * (each a constant the verifier prunes by, in each clone) */
-static __always_inline bool fexit_fail_of(void *ctx, struct session *s, u64 cookie, s64 res,
-					  u32 kctx)
+static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct session *s,
+					  u64 cookie, s64 res, u32 kctx)
 {
 	u32 flags = cookie >> 32;
 	u64 q;
@@ -1397,7 +1397,7 @@ static __always_inline bool fexit_fail_of(void *ctx, struct session *s, u64 cook
 		res = (s64)(s32)res;
 	if (!is_failure(flags, res))
 		return false;
-	q = fexit_frame_addr(ctx);
+	q = fexit_frame_addr_c(ctx, c);
 	if (!q)
 		return false;
 	if (kctx & CTX_CAST)
@@ -1666,7 +1666,7 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
 	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
-		  fexit_fast_of(s, cookie, res) || fexit_fail_of(ctx, s, cookie, res, kctx)))
+		  fexit_fast_of(s, cookie, res) || fexit_fail_of(ctx, c, s, cookie, res, kctx)))
 		return;
 	handle_exit(ctx, c, s, task, cookie, res, kctx);
 }

@@ -322,24 +322,32 @@ bool fexit_defer_broken = false;   /* a completed capture did not start at the s
 /* the context's address as a number (the verifier allows no arithmetic
  * on it): stored in the CPU's state and read back (a privileged program
  * may store a pointer in map memory), no helper call */
-static __always_inline u64 ctx_addr(void *ctx)
+static __always_inline u64 ctx_addr(void *ctx, struct cpu_state *c)
 {
-	struct cpu_state *c = cpu_state_get();
-
 	*(volatile u64 *)&c->scratch = (u64)ctx;
 	return *(volatile u64 *)&c->scratch;
 }
 
 /* the address of the trampoline frame's words past the traced function's
- * argument registers (its return value's slot), 0 when not known */
-static __always_inline u64 fexit_frame_addr(void *ctx)
+ * argument registers (its return value's slot), 0 when not known; c: the
+ * CPU's state (the program's, or NULL: looked up) */
+static __always_inline u64 fexit_frame_addr_c(void *ctx, struct cpu_state *c)
 {
 	u64 n = bpf_get_func_arg_cnt(ctx), p;
 
 	if (n > 16)
 		return 0;
-	p = ctx_addr(ctx);
+	if (!c)
+		c = cpu_state_get();
+	if (!c)
+		return 0;
+	p = ctx_addr(ctx, c);
 	return p ? p + n * 8 : 0;
+}
+
+static __always_inline u64 fexit_frame_addr(void *ctx)
+{
+	return fexit_frame_addr_c(ctx, NULL);
 }
 
 /* the trampoline frame at q (fexit_frame_addr) of function id's exit:
