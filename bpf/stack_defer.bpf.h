@@ -339,8 +339,6 @@ static __always_inline u64 fexit_frame_addr_c(void *ctx, struct cpu_state *c)
 		return 0;
 	if (!c)
 		c = cpu_state_get();
-	if (!c)
-		return 0;
 	p = ctx_addr(ctx, c);
 	return p ? p + n * 8 : 0;
 }

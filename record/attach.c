@@ -20,7 +20,6 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -492,7 +491,7 @@ int tracer_fill_tramp_ranges(struct tracer *t, const struct selection *sel, cons
 		const struct ksym *c;
 		char *end;
 
-		if (strncmp(k->name, "bpf_trampoline_", 15) || !isdigit((unsigned char)k->name[15]))
+		if (!ksym_is_bpf_tramp(k->name))
 			continue;
 		if (current && (!(c = ksyms_lookup(current, k->addr)) || c->addr != k->addr))
 			continue;

@@ -173,12 +173,6 @@ static bool same_sym(const struct bpf_ksym_item *x, const struct bpf_ksym_item *
 	return x->addr == y->addr && !strcmp(x->name, y->name);
 }
 
-/* a trampoline image's name: "bpf_trampoline_" and its key's digits */
-static bool is_tramp_name(const char *name)
-{
-	return strncmp(name, "bpf_trampoline_", 15) == 0 && name[15] >= '0' && name[15] <= '9';
-}
-
 static int cmp_by_name_time(const void *a, const void *b)
 {
 	const struct bpf_ksym_item *x = a, *y = b;
@@ -240,7 +234,7 @@ struct ksyms *bpf_ksym_net(struct bpf_ksym_item *items, size_t n, struct ksyms *
 		if (items[j].delta > 0) {
 			v[m++] = (struct ksym){ .addr = items[i].addr, .type = 't',
 						.name = items[i].name, .module = "bpf" };
-			if (is_tramp_name(items[j].name))
+			if (ksym_is_bpf_tramp(items[j].name))
 				t[nt++] = items[j];   /* its last event: the registration */
 		}
 		i = j + 1;

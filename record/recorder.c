@@ -495,7 +495,7 @@ static int open_outputs(struct recorder *r)
 		size_t n = 0;
 
 		for (size_t i = 0; i < ksyms_count(h->bpf_ks); i++)
-			n += strncmp(ksyms_at(h->bpf_ks, i)->name, "bpf_trampoline_", 15) == 0;
+			n += ksym_is_bpf_tramp(ksyms_at(h->bpf_ks, i)->name);
 		if (n > ksyms_count(tramps))
 			fprintf(r->log, "%s: %zu replaced trampoline images still registered (not taken for their functions')\n",
 				r->prog, n - ksyms_count(tramps));

@@ -8,17 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/array_grow.h"
+#include "../symbols/ksyms.h"
 #include "args_render.h"
 #include "result_fmt.h"
 #include "stack_view.h"
 
 /* the fentry call at a function's start: 5 bytes, 9 with an endbr64 */
 #define FENTRY_RET_OFF_MAX 0x10
-
-bool sv_is_bpf_tramp(const char *name)
-{
-	return name && strncmp(name, "bpf_trampoline_", 15) == 0 && isdigit((unsigned char)name[15]);
-}
 
 bool sv_is_bpf_prog(const char *name)
 {
@@ -44,7 +40,7 @@ bool sv_is_stack_helper(const char *name)
 
 static bool is_bpf_frame(const char *name)
 {
-	return sv_is_bpf_tramp(name) || sv_is_bpf_prog(name) || sv_is_stack_helper(name);
+	return ksym_is_bpf_tramp(name) || sv_is_bpf_prog(name) || sv_is_stack_helper(name);
 }
 
 static bool same_sym(const struct sv_kframe *a, const struct sv_kframe *b)

@@ -87,7 +87,6 @@ struct sv_row *sv_add_row(struct sv_table *t, enum sv_row_kind kind);
 void sv_table_free(struct sv_table *t);
 
 /* name checks used by the filter (exposed for tests) */
-bool sv_is_bpf_tramp(const char *name);
 bool sv_is_bpf_prog(const char *name);
 bool sv_is_stack_helper(const char *name);
 

@@ -433,6 +433,11 @@ struct ksyms *ksyms_from_array(const struct ksym *v, size_t n)
 	return ks;
 }
 
+bool ksym_is_bpf_tramp(const char *name)
+{
+	return name && strncmp(name, "bpf_trampoline_", 15) == 0 && name[15] >= '0' && name[15] <= '9';
+}
+
 void ksyms_free(struct ksyms *ks)
 {
 	if (!ks)

@@ -4,6 +4,7 @@
 #ifndef RS_KSYMS_H
 #define RS_KSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,9 @@ struct ksyms *ksyms_adopt(struct ksym *v, size_t n, char *pool);
 /* from a recorded snapshot (copies the strings) */
 struct ksyms *ksyms_from_array(const struct ksym *v, size_t n);
 void ksyms_free(struct ksyms *ks);
+/* a BPF trampoline image's [bpf] symbol: "bpf_trampoline_" and its key's
+ * digits (the recorder's ranges, the report's hidden frames) */
+bool ksym_is_bpf_tramp(const char *name);
 
 size_t ksyms_count(const struct ksyms *ks);
 const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);  /* sorted by address */

@@ -8,6 +8,7 @@
 #include "bpf/retsnoop_abi.h"
 #include "report/stack_view.h"
 #include "report/symbolize.h"
+#include "symbols/ksyms.h"
 #include "testlib.h"
 
 #define T 0xffffffff81000000ULL
@@ -74,9 +75,9 @@ static void test_symbolize(void)
 
 static void test_bpf_names(void)
 {
-	CHECK(sv_is_bpf_tramp("bpf_trampoline_6442451234"));
-	CHECK(sv_is_bpf_tramp("bpf_trampoline_6442451234_1"));
-	CHECK(!sv_is_bpf_tramp("bpf_trampoline_link_prog"));
+	CHECK(ksym_is_bpf_tramp("bpf_trampoline_6442451234"));
+	CHECK(ksym_is_bpf_tramp("bpf_trampoline_6442451234_1"));
+	CHECK(!ksym_is_bpf_tramp("bpf_trampoline_link_prog"));
 	CHECK(sv_is_bpf_prog("bpf_prog_0123456789abcdef_prog"));
 	CHECK(sv_is_bpf_prog("bpf_prog_0123456789abcdef"));
 	CHECK(sv_is_stack_helper("bpf_get_stack_raw_tp"));
