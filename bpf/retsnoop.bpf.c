@@ -69,7 +69,7 @@ struct session {
 	u64 owner;                   /* the task (bpf_get_current_task) whose open
 				      * session this is; 0 once closed */
 	u32 slot;                    /* this slot's index */
-	s32 slow_at;                 /* fentry: the deepest frame whose exit a chain
+	s32 slow_at;                 /* the deepest frame whose exit a chain
 				      * waits for (pend_depth, saved_depth - 2;
 				      * hold_sync), at least 0 (the entry
 				      * function's), the largest s32 while
@@ -861,15 +861,14 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 	}
 }
 
-/* fentry: slow_at once pend_depth or saved_depth changed (in fentry mode
- * they change only in session_open, which sets it, save_error_chain and
- * handle_exit, which call this last), so that fexit_fast tests one number */
+/* slow_at once pend_depth, saved_depth or overflow_depth changed (they
+ * change only in session_open, which sets it, save_error_chain,
+ * overflow_sync, handle_exit and the held exits of fast_exit and fexit_fast,
+ * which call this last), so that the fast exits test one number */
 static __always_inline void hold_sync(struct session *s)
 {
 	s32 h;
 
-	if (!fentry_mode)
-		return;
 	h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
 	if (s->saved_depth && (s32)s->saved_depth - 2 > h)
 		h = (s32)s->saved_depth - 2;
@@ -1091,7 +1090,9 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
  * stays in the chain), as in handle_exit, whatever its result: a first
  * failure's stack deferred and the deferred stacks waiting for this exit
  * taken on (stack_defer.bpf.h, their common step inline). fentry has its
- * own, fexit_fast */
+ * own, fexit_fast. The common exit (no error here and none going on
+ * through it, no chain waiting at or below it: d above slow_at) tests
+ * only that; the others compute the rest */
 static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, s64 res,
 				      u32 kctx)
 {
@@ -1101,38 +1102,46 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 
 	if (!lean_calls)   /* id, s: as in fast_entry */
 		return false;
-	if (!s || s->overflow_depth)
+	if (!s)
 		return false;
-	d = s->depth;
-	/* depth 1: the entry function's exit ends the session (a depth is
-	 * never above max_fstack_depth <= RS_MAX_FSTACK_DEPTH: FIDX bounds
-	 * the index for the verifier) */
-	if (d < 2)
-		return false;
-	d--;
+	/* slow_at: as in fexit_fast (hold_sync). d < 1: the entry function's
+	 * exit ends the session (a depth is never above max_fstack_depth <=
+	 * RS_MAX_FSTACK_DEPTH: FIDX bounds the index for the verifier) */
+	d = s->depth - 1;
+	if ((s32)d <= s->slow_at) {
+		if ((s32)d < 1 || s->overflow_depth)
+			return false;
+		goto held;
+	}
 	f = &s->frames[FIDX(d)];
 	if (f->func_id != id)
 		return false;
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	/* is_failure, in one compare: the flags are not a constant here */
+	if ((flags & RS_FUNC_CANT_FAIL) ? s->is_err :
+	    (u64)res + 4095 < RS_COOKIE_FAIL_BOUND(cookie))
+		goto held;
+	/* the common exit: its result and latency are never read (lean_calls:
+	 * no -S, no -I) but by -T's record */
+	if (emit_trace)
+		frame_exit(s, f, d, id, res, false);
+	else
+		s->next_seq_id++;
+	s->is_err = false;
+	s->depth = d;
+	return true;
+held:
+	/* computed again here, so that the common exit keeps none of it */
+	asm volatile("" : "+r"(s));
+	f = &s->frames[FIDX(d)];
+	if (f->func_id != id)
+		return false;
+	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
+		res = (s64)(s32)res;
 	failed = (u64)res + 4095 < RS_COOKIE_FAIL_BOUND(cookie);
 	went_on = (flags & RS_FUNC_CANT_FAIL) ? s->is_err : failed;
 	waits = s->pend_depth[0] >= (s32)d || s->pend_depth[1] >= (s32)d;
-	if (!went_on && !waits && !(s->saved_depth && d + 2 <= s->saved_depth)) {
-		/* the common exit: no error here and none goes on through
-		 * it, no chain waits for it, the saved one stays (what the
-		 * steps below come to then, in fewer registers). Its result
-		 * and latency are never read (lean_calls: no -S, no -I) but
-		 * by -T's record */
-		if (emit_trace)
-			frame_exit(s, f, d, id, res, false);
-		else
-			s->next_seq_id++;
-		s->is_err = false;
-		s->depth = d;
-		return true;
-	}
 	frame_exit(s, f, d, id, res, went_on);
 	if (failed && !s->is_err)
 		chain_first_failure(ctx, s, d, id, kctx, true);
@@ -1141,6 +1150,7 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 	if (defer_stacks && waits && !defer_exit_inline(ctx, s, d))
 		defer_exit_call(ctx, s, d, kctx & CTX_CAST);
 	s->depth = d;
+	hold_sync(s);
 	return true;
 }
 
@@ -1635,23 +1645,38 @@ static __always_inline u64 task_early(void)
 	return use_lbr ? 0 : bpf_get_current_task();
 }
 
+/* the function's cookie: the recorder puts it in place of
+ * RS_CLONE_COOKIE_MAGIC, the only such immediate, before each clone's (and
+ * the templates', function 0's) load (record/attach.c); a program where it
+ * is not found is not loaded */
+static __always_inline u64 fentry_func_cookie(void)
+{
+	u64 k;
+
+	asm volatile("%0 = %1 ll" : "=r"(k) : "i"(RS_CLONE_COOKIE_MAGIC));
+	return k;
+}
+
 /* a traced call's entry and exit: the fast path (fast_entry, fast_exit),
  * else the whole one, which starts from the fast path's session lookup
  * (the CPU's cache); on_entry returns whether the exit must be seen.
- * task: task_early's; task_again (a constant): the whole path reads it
- * again (fentry, where the guard's state takes the register it would be
- * kept in from the fast path's start) */
+ * task: task_early's; clone (a constant): an fentry clone's, whose cookie
+ * is read after the session's lookup (fentry_func_cookie: not kept across
+ * its call) and whose whole path reads the task again (the guard's state
+ * takes the register it would be kept in from the fast path's start) */
 static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u64 cookie,
-				     bool task_again)
+				     bool clone)
 {
 	struct session *s;
 
 	if (use_lbr)
 		task = bpf_get_current_task();
 	s = session_cached(c, task);
+	if (clone)
+		cookie = fentry_func_cookie();
 	if (fast_entry(s, cookie))
 		return true;
-	if (task_again)
+	if (clone)
 		task = bpf_get_current_task();
 	return handle_entry(ctx, c, s, task, cookie);
 }
@@ -1671,6 +1696,10 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 		task = bpf_get_current_task();
 	}
 	s = session_cached(c, task);
+	if (!(kctx & CTX_REGS))   /* an fexit clone's: as in on_entry */
+		cookie = fentry_func_cookie();
+	else   /* the registers' result read here: not kept across the lookup */
+		res = (s64)PT_REGS_RC((struct pt_regs *)ctx);
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
 	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
@@ -1721,7 +1750,7 @@ int rs_kexit_multi(struct pt_regs *ctx)
 {
 	u64 cookie = multi_cookie(ctx), task = task_early();
 
-	on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, 0, CTX_REGS);
 	return 0;
 }
 
@@ -1745,7 +1774,7 @@ int rs_ksession(struct pt_regs *ctx)
 	if (bpf_session_is_return()) {
 		cookie = *bpf_session_cookie();
 		task = task_early();
-		on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS | CTX_CAST);
+		on_exit(ctx, cpu_state_get(), task, cookie, 0, CTX_REGS | CTX_CAST);
 		return 0;
 	}
 	cookie = multi_cookie(ctx);
@@ -1768,31 +1797,19 @@ int rs_kexit(struct pt_regs *ctx)
 {
 	u64 cookie = bpf_get_attach_cookie(ctx), task = task_early();
 
-	on_exit(ctx, cpu_state_get(), task, cookie, (s64)PT_REGS_RC(ctx), CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, 0, CTX_REGS);
 	return 0;
-}
-
-/* the function's cookie: the recorder puts it in place of
- * RS_CLONE_COOKIE_MAGIC, the only such immediate, before each clone's (and
- * the templates', function 0's) load (record/attach.c); a program where it
- * is not found is not loaded */
-static __always_inline u64 fentry_func_cookie(void)
-{
-	u64 k;
-
-	asm volatile("%0 = %1 ll" : "=r"(k) : "i"(RS_CLONE_COOKIE_MAGIC));
-	return k;
 }
 
 SEC("fentry")
 int rs_fentry(u64 *ctx)
 {
-	u64 task = task_early(), cookie = fentry_func_cookie();
+	u64 task = task_early();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_entry(ctx, c, task, cookie, true);
+	on_entry(ctx, c, task, 0, true);
 	guard_exit(c);
 	return 0;
 }
@@ -1817,12 +1834,12 @@ static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 task = task_early(), cookie = fentry_func_cookie();
+	u64 task = task_early();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_exit(ctx, c, task, cookie, (s64)fexit_ret(ctx, c, kctx), kctx);
+	on_exit(ctx, c, task, 0, (s64)fexit_ret(ctx, c, kctx), kctx);
 	guard_exit(c);
 	return 0;
 }

@@ -83,8 +83,11 @@ struct rs_func_range {
 
 /* fentry mode: each function's clone of the fentry/fexit template, and the
  * templates themselves (function 0's), get its cookie in place of this
- * 64-bit immediate (record/attach.c), which appears once in each */
+ * 64-bit immediate (record/attach.c). The source reads it once in each;
+ * clang may copy that read into the paths after it, up to RS_COOKIE_SITES
+ * copies in all */
 #define RS_CLONE_COOKIE_MAGIC 0x5e7c00c1e5eed5a1ULL
+#define RS_COOKIE_SITES 4
 
 /* fentry mode, the fexit template: the flags its fast exit is specialized
  * by, RS_CLONE_FLAGS of its function's, in place of this 32-bit move

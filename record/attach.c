@@ -139,10 +139,35 @@ static bool is_cookie_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 	return ldimm_is(v, cnt, (long)i, RS_CLONE_COOKIE_MAGIC);
 }
 
+/* every copy of the cookie's immediate in v[0, cnt): false when there is
+ * none, or more than RS_COOKIE_SITES (the source reads it once; clang may
+ * copy that read into each path that follows it) */
+static bool cookie_sites_find(const struct bpf_insn *v, size_t cnt, struct cookie_sites *cs)
+{
+	cs->n = 0;
+	for (size_t i = 0; i < cnt; i++) {
+		if (is_cookie_magic(v, cnt, i)) {
+			if (cs->n == RS_COOKIE_SITES)
+				return false;
+			cs->at[cs->n++] = (long)i;
+		}
+		if (v[i].code == (BPF_LD | BPF_DW | BPF_IMM))
+			i++;
+	}
+	return cs->n > 0;
+}
+
 static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
 {
 	v[at].imm = (int32_t)(uint32_t)val;
 	v[at + 1].imm = (int32_t)(uint32_t)(val >> 32);
+}
+
+/* each of cs's immediates set to val */
+static void cookie_sites_set(struct bpf_insn *v, const struct cookie_sites *cs, uint64_t val)
+{
+	for (int j = 0; j < cs->n; j++)
+		ldimm_set(v, cs->at[j], val);
 }
 
 /* RS_CLONE_RET_MAGIC's move (its value as patched: 0 or 1 also) */
@@ -197,14 +222,13 @@ static int templates_cookie(struct tracer *t, const struct selection *sel)
 		struct bpf_insn *v;
 		int err;
 
-		t->cookie_at[k] = insn_at(bpf_program__insns(tmpl[k]), cnt, is_cookie_magic);
-		if (t->cookie_at[k] < 0)
+		if (!cookie_sites_find(bpf_program__insns(tmpl[k]), cnt, &t->cookie_at[k]))
 			return -EINVAL;
 		v = malloc(cnt * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		memcpy(v, bpf_program__insns(tmpl[k]), cnt * sizeof(*v));
-		ldimm_set(v, t->cookie_at[k], cookie0);
+		cookie_sites_set(v, &t->cookie_at[k], cookie0);
 		if (k == 1) {
 			t->flags_at = insn_at(v, cnt, is_flags_magic);
 			if (t->flags_at < 0) {
@@ -386,7 +410,6 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	memset(t, 0, sizeof(*t));
 	t->mode = mode;
 	t->session_fd = -1;
-	t->cookie_at[0] = t->cookie_at[1] = -1;
 	t->ret_at = t->ret_off_at = t->flags_at = -1;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	if (tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
@@ -791,17 +814,20 @@ static int attach_kprobe_one(struct tracer *t, const struct selection *sel, size
 }
 
 /* a clone's instructions: the loaded template's, with the function's
- * cookie in place of function 0's at index at (templates_cookie); NULL when
- * out of memory, or (EINVAL) when that immediate is not there after load */
-static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uint64_t cookie0,
-				    uint64_t cookie)
+ * cookie in place of function 0's at the indices of cs (templates_cookie);
+ * NULL when out of memory, or (EINVAL) when one of those immediates is not
+ * there after load */
+static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, const struct cookie_sites *cs,
+				    uint64_t cookie0, uint64_t cookie)
 {
 	size_t cnt = bpf_program__insn_cnt(tmpl);
 	struct bpf_insn *v;
 
-	if (!ldimm_is(bpf_program__insns(tmpl), cnt, at, cookie0)) {
-		errno = EINVAL;
-		return NULL;
+	for (int j = 0; j < cs->n; j++) {
+		if (!ldimm_is(bpf_program__insns(tmpl), cnt, cs->at[j], cookie0)) {
+			errno = EINVAL;
+			return NULL;
+		}
 	}
 	v = malloc(cnt * sizeof(*v));
 	if (!v) {
@@ -809,7 +835,7 @@ static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, long at, uin
 		return NULL;
 	}
 	memcpy(v, bpf_program__insns(tmpl), cnt * sizeof(*v));
-	ldimm_set(v, at, cookie);
+	cookie_sites_set(v, cs, cookie);
 	return v;
 }
 
@@ -839,12 +865,12 @@ static bool clone_flags(const struct tracer *t, struct bpf_insn *v, size_t cnt, 
 /* ret_slot: the fexit clone's return slot (btf_func_ret_slot), -1 for
  * none and for fentry; *direct: the clone loaded reads it directly (one
  * the kernel refuses so is loaded again with the helper's read) */
-static int clone_attach(const struct tracer *t, struct bpf_program *tmpl, long at, uint64_t cookie0,
-			enum bpf_attach_type type, int btf_id, uint64_t cookie, bool with_btf,
+static int clone_attach(const struct tracer *t, struct bpf_program *tmpl,
+			const struct cookie_sites *cs, uint64_t cookie0, enum bpf_attach_type type, int btf_id, uint64_t cookie, bool with_btf,
 			int ret_slot, bool *direct, int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
-	struct bpf_insn *insns = clone_insns(tmpl, at, cookie0, cookie);
+	struct bpf_insn *insns = clone_insns(tmpl, cs, cookie0, cookie);
 	struct clone_btf cb = { .btf_fd = -1 };
 	size_t obj_sz, cnt = bpf_program__insn_cnt(tmpl);
 	const void *obj = bpf_objects_bytes(t->lean, &obj_sz);
@@ -914,11 +940,11 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		push_link(t, le);
 		return 0;
 	}
-	if (clone_attach(t, px, t->cookie_at[1], cookie0, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
+	if (clone_attach(t, px, &t->cookie_at[1], cookie0, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
 			 t->skel->rodata->defer_stacks, sel->v[i].ret_slot, &direct, &pfx, &lfx))
 		return -1;
 	t->ret_direct += direct;
-	if (clone_attach(t, pe, t->cookie_at[0], cookie0, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
+	if (clone_attach(t, pe, &t->cookie_at[0], cookie0, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
 			 t->skel->rodata->capture_args, -1, &direct, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);
