@@ -1026,7 +1026,11 @@ static __always_inline u32 frame_push(struct session *s, u32 d, u32 id, u64 now,
 
 	f->func_id = id;
 	f->seq_id = seq_id;
-	f->res = 0;
+	/* an open frame's result is read only by -I's snapshots: a frame
+	 * is emitted once it has exited (frame_exit, handle_exit), or was
+	 * dropped by a missed return (handle_exit zeroes those) */
+	if (emit_interim)
+		f->res = 0;
 	s->depth = d + 1;
 	s->max_depth = d + 1;
 	if (read_clock)
@@ -1558,6 +1562,9 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 		u32 k, found = RS_MAX_FSTACK_DEPTH;
 
 		stat_inc(&stats.exit_mismatches);
+		/* each frame passed is dropped (or, not found, stays open:
+		 * an open frame's result is not read) and shows no result */
+		s->frames[FIDX(d)].res = 0;
 		for (k = 0; k < RS_MAX_FSTACK_DEPTH; k++) {
 			if (k >= d)
 				break;
@@ -1565,6 +1572,7 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 				found = d - 1 - k;
 				break;
 			}
+			s->frames[FIDX(d - 1 - k)].res = 0;
 		}
 		if (found >= RS_MAX_FSTACK_DEPTH)
 			return;
