@@ -8,6 +8,7 @@
 #include "record/comm_filter.h"
 #include "record/args_capture.h"
 #include "record/clone_btf.h"
+#include "record/clone_patch.h"
 #include "record/bpf_objects.h"
 #include "record/probe_attach.h"
 #include "record/map_fill.h"
@@ -103,96 +104,6 @@ static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
 		bpf_map__set_max_entries(s->maps.ustack_seen, 1);
 	}
 	bpf_program__set_autoload(s->progs.rs_task_exec, o->user_stacks);
-}
-
-/* whether v[at] is a 16-byte immediate load of val */
-static bool ldimm_is(const struct bpf_insn *v, size_t cnt, long at, uint64_t val)
-{
-	return at >= 0 && (size_t)at + 1 < cnt && v[at].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-	       v[at].src_reg == 0 && (uint32_t)v[at].imm == (uint32_t)val &&
-	       (uint32_t)v[at + 1].imm == (uint32_t)(val >> 32);
-}
-
-/* the index of the one instruction of v[0, cnt) that op says is one, or
- * -1: none, or more than one (the second half of a 16-byte immediate load
- * is not looked at) */
-static long insn_at(const struct bpf_insn *v, size_t cnt,
-		    bool (*op)(const struct bpf_insn *v, size_t cnt, size_t i))
-{
-	long at = -1;
-
-	for (size_t i = 0; i < cnt; i++) {
-		if (op(v, cnt, i)) {
-			if (at >= 0)
-				return -1;
-			at = (long)i;
-		}
-		if (v[i].code == (BPF_LD | BPF_DW | BPF_IMM))
-			i++;
-	}
-	return at;
-}
-
-/* RS_CLONE_COOKIE_MAGIC's immediate (bpf/retsnoop.bpf.c fentry_func_cookie) */
-static bool is_cookie_magic(const struct bpf_insn *v, size_t cnt, size_t i)
-{
-	return ldimm_is(v, cnt, (long)i, RS_CLONE_COOKIE_MAGIC);
-}
-
-/* every copy of the cookie's immediate in v[0, cnt): false when there is
- * none, or more than RS_COOKIE_SITES (the source reads it once; clang may
- * copy that read into each path that follows it) */
-static bool cookie_sites_find(const struct bpf_insn *v, size_t cnt, struct cookie_sites *cs)
-{
-	cs->n = 0;
-	for (size_t i = 0; i < cnt; i++) {
-		if (is_cookie_magic(v, cnt, i)) {
-			if (cs->n == RS_COOKIE_SITES)
-				return false;
-			cs->at[cs->n++] = (long)i;
-		}
-		if (v[i].code == (BPF_LD | BPF_DW | BPF_IMM))
-			i++;
-	}
-	return cs->n > 0;
-}
-
-static void ldimm_set(struct bpf_insn *v, long at, uint64_t val)
-{
-	v[at].imm = (int32_t)(uint32_t)val;
-	v[at + 1].imm = (int32_t)(uint32_t)(val >> 32);
-}
-
-/* each of cs's immediates set to val */
-static void cookie_sites_set(struct bpf_insn *v, const struct cookie_sites *cs, uint64_t val)
-{
-	for (int j = 0; j < cs->n; j++)
-		ldimm_set(v, cs->at[j], val);
-}
-
-/* RS_CLONE_RET_MAGIC's move (its value as patched: 0 or 1 also) */
-static bool is_ret_mov(const struct bpf_insn *in)
-{
-	return in->code == (BPF_ALU64 | BPF_MOV | BPF_K) && in->src_reg == 0 && in->off == 0;
-}
-
-static bool is_ret_magic(const struct bpf_insn *v, size_t cnt, size_t i)
-{
-	(void)cnt;
-	return is_ret_mov(&v[i]) && (uint32_t)v[i].imm == RS_CLONE_RET_MAGIC;
-}
-
-static bool is_ret_off_magic(const struct bpf_insn *v, size_t cnt, size_t i)
-{
-	(void)cnt;
-	return v[i].code == (BPF_LDX | BPF_MEM | BPF_DW) && v[i].off == RS_CLONE_RET_OFF_MAGIC;
-}
-
-/* RS_CLONE_FLAGS_MAGIC's move (bpf/retsnoop.bpf.c fexit_fast_of) */
-static bool is_flags_magic(const struct bpf_insn *v, size_t cnt, size_t i)
-{
-	(void)cnt;
-	return is_ret_mov(&v[i]) && (uint32_t)v[i].imm == RS_CLONE_FLAGS_MAGIC;
 }
 
 /* the fexit template's direct return read (bpf/retsnoop.bpf.c fexit_ret):
@@ -866,8 +777,9 @@ static bool clone_flags(const struct tracer *t, struct bpf_insn *v, size_t cnt, 
  * none and for fentry; *direct: the clone loaded reads it directly (one
  * the kernel refuses so is loaded again with the helper's read) */
 static int clone_attach(const struct tracer *t, struct bpf_program *tmpl,
-			const struct cookie_sites *cs, uint64_t cookie0, enum bpf_attach_type type, int btf_id, uint64_t cookie, bool with_btf,
-			int ret_slot, bool *direct, int *prog_fd, int *link_fd)
+			const struct cookie_sites *cs, uint64_t cookie0, enum bpf_attach_type type,
+			int btf_id, uint64_t cookie, bool with_btf, int ret_slot, bool *direct,
+			int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
 	struct bpf_insn *insns = clone_insns(tmpl, cs, cookie0, cookie);

@@ -12,6 +12,7 @@
 #include "record/options.h"
 #include "record/select.h"
 #include "bpf/retsnoop_abi.h"
+#include "record/clone_patch.h"
 
 struct retsnoop_bpf;
 struct bpf_link;
@@ -29,11 +30,10 @@ struct tracer {
 	bool lean;                /* the lean BPF object loaded (record/bpf_objects.h) */
 	struct bpf_program *fexit;   /* fentry mode: the fexit template loaded (rs_fexit or
 				      * rs_fexit_cast) */
-	struct cookie_sites {     /* fentry mode: the indices of the cookie's immediate in */
-		long at[RS_COOKIE_SITES];   /* rs_fentry's and the fexit template's */
-		int n;                /* instructions (function 0's there, patched per
-				       * clone): one, or the copies clang made of it */
-	} cookie_at[2];
+	struct cookie_sites cookie_at[2];   /* fentry mode: the cookie's immediates in
+					     * rs_fentry's and the fexit template's
+					     * instructions (function 0's there,
+					     * patched per clone) */
 	long ret_at, ret_off_at;  /* fentry mode: the indices of the fexit template's
 				   * RS_CLONE_RET_MAGIC immediate (0 in the template:
 				   * its helper's read) and RS_CLONE_RET_OFF_MAGIC load
