@@ -10,24 +10,32 @@ bool ldimm_is(const struct bpf_insn *v, size_t cnt, long at, uint64_t val)
 	       (uint32_t)v[at + 1].imm == (uint32_t)(val >> 32);
 }
 
-/* the index of the one instruction of v[0, cnt) that op says is one, or
- * -1: none, or more than one (the second half of a 16-byte immediate load
- * is not looked at) */
-long insn_at(const struct bpf_insn *v, size_t cnt,
-	     bool (*op)(const struct bpf_insn *v, size_t cnt, size_t i))
+/* the indices of the instructions of v[0, cnt) that op says are ones,
+ * into at[0, max): how many, or -1 when there are more than max (the
+ * second half of a 16-byte immediate load is not looked at) */
+static int insns_where(const struct bpf_insn *v, size_t cnt,
+		       bool (*op)(const struct bpf_insn *v, size_t cnt, size_t i), long *at, int max)
 {
-	long at = -1;
+	int n = 0;
 
 	for (size_t i = 0; i < cnt; i++) {
 		if (op(v, cnt, i)) {
-			if (at >= 0)
+			if (n == max)
 				return -1;
-			at = (long)i;
+			at[n++] = (long)i;
 		}
 		if (v[i].code == (BPF_LD | BPF_DW | BPF_IMM))
 			i++;
 	}
-	return at;
+	return n;
+}
+
+long insn_at(const struct bpf_insn *v, size_t cnt,
+	     bool (*op)(const struct bpf_insn *v, size_t cnt, size_t i))
+{
+	long at;
+
+	return insns_where(v, cnt, op, &at, 1) == 1 ? at : -1;
 }
 
 /* RS_CLONE_COOKIE_MAGIC's immediate (bpf/retsnoop.bpf.c fentry_func_cookie) */
@@ -36,21 +44,9 @@ static bool is_cookie_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 	return ldimm_is(v, cnt, (long)i, RS_CLONE_COOKIE_MAGIC);
 }
 
-/* every copy of the cookie's immediate in v[0, cnt): false when there is
- * none, or more than RS_COOKIE_SITES (the source reads it once; clang may
- * copy that read into each path that follows it) */
 bool cookie_sites_find(const struct bpf_insn *v, size_t cnt, struct cookie_sites *cs)
 {
-	cs->n = 0;
-	for (size_t i = 0; i < cnt; i++) {
-		if (is_cookie_magic(v, cnt, i)) {
-			if (cs->n == RS_COOKIE_SITES)
-				return false;
-			cs->at[cs->n++] = (long)i;
-		}
-		if (v[i].code == (BPF_LD | BPF_DW | BPF_IMM))
-			i++;
-	}
+	cs->n = insns_where(v, cnt, is_cookie_magic, cs->at, RS_COOKIE_SITES);
 	return cs->n > 0;
 }
 
