@@ -1200,6 +1200,38 @@ __noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
 	return 1;
 }
 
+__noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q);
+__noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q);
+
+/* whether rs_fexit_fail took this failed exit (fexit_fast's first test):
+ * in lean mode with deferred stacks (each a constant the verifier prunes
+ * by, in each clone); fx: the clone's flags, as in fexit_fast */
+static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct session *s,
+					  u64 cookie, s64 res, u32 fx, u32 kctx)
+{
+	u64 q;
+	s32 d;
+
+	if (!lean_calls || !defer_stacks || !s)
+		return false;
+	/* the entry function's exit (the session's end, d 0) and a first
+	 * failure under a waiting chain, unless stitched to the saved one:
+	 * handle_exit */
+	d = (s32)s->depth - 1;
+	if (d < 1)
+		return false;
+	if (!s->is_err && d <= s->slow_at && !(s->saved_depth && d + 2 == (s32)s->saved_depth))
+		return false;
+	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
+		res = (s64)(s32)res;
+	q = fexit_frame_addr_c(ctx, c);
+	if (!q)
+		return false;
+	if (kctx & CTX_CAST)
+		return rs_fexit_fail_cast(s, (u32)cookie, res, q);
+	return rs_fexit_fail(s, (u32)cookie, res, q);
+}
+
 /* fentry's fast exit: a nested call's exit that leaves the error chains as
  * they are (it did not fail, and no chain waits for it or for a frame
  * above: slow_at; else rs_fexit_swallow), its frame popped and its result
@@ -1211,7 +1243,8 @@ __noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
  * exit 20 instructions more in registers spilled, more than it saved.
  * fx: the function's RS_FUNC_CANT_FAIL, _NEEDS_SIGN_EXT and _RET_PTR
  * flags, a constant in each copy (fexit_fast_of) */
-static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u32 fx)
+static __always_inline bool fexit_fast(void *ctx, struct cpu_state *c, struct session *s,
+				      u64 cookie, s64 res, u32 fx, u32 kctx)
 {
 	u32 id = (u32)cookie, d;
 	struct rs_frame *f;
@@ -1219,14 +1252,16 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 
 	if (!lean_calls || !s)   /* id, s: as in fast_entry */
 		return false;
+	/* a failure first, straight to rs_fexit_fail (fexit_fail_of): none
+	 * of the tests below is its */
+	if (is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
+		return fexit_fail_of(ctx, c, s, cookie, res, fx, kctx);
 	/* slow_at: at least 0, the entry function's exit (and one with no
 	 * frame, d -1) ending the session; the largest s32 while
 	 * overflow_depth counts untracked calls (hold_sync) */
 	d = s->depth - 1;
 	if ((s32)d <= s->slow_at) {
-		/* a failure goes on to rs_fexit_fail, not through here */
-		if ((s32)d < 1 || s->overflow_depth ||
-		    is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
+		if ((s32)d < 1 || s->overflow_depth)
 			return false;
 		return rs_fexit_swallow(s, id, res, fx);
 	}
@@ -1235,8 +1270,6 @@ static __always_inline bool fexit_fast(struct session *s, u64 cookie, s64 res, u
 		return false;
 	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
-	if (is_failure(fx, res))
-		return false;
 	/* a call that cannot fail stays in an error chain that runs through
 	 * it; else its result and latency are never read but by -T's record
 	 * (as in fast_exit) */
@@ -1318,9 +1351,12 @@ static __always_inline int fexit_keep_one(struct session *s, u32 d, u32 id, u64 
 	if (p0 != sd && p1 != sd)
 		return 1;
 	slot = p0 == sd ? 0 : 1;
-	/* the global function, as handle_exit's deferral calls it: a copy
+	if (!fexit_frame_at(q, id, &w, cast))
+		return 0;
+	/* its common case (into the parent's code) inline, the rest through
+	 * the global function, as handle_exit's deferral calls it: all of it
 	 * inline here made each clone's verification half as long again */
-	return fexit_frame_at(q, id, &w, cast) &&
+	return fdefer_into_parent(s, slot, s->pend_n[slot], d, w.site, w.caller) ||
 	       fdefer_keep_call(s, slot, s->pend_n[slot], d, &w, cast) == FKEEP_KEPT;
 }
 
@@ -1400,40 +1436,12 @@ __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
 	return fexit_fail(s, id, res, q, true);
 }
 
-/* whether rs_fexit_fail took this exit (fexit_fast did not): only a
- * failure of a function that can fail, in lean mode with deferred stacks
- * (each a constant the verifier prunes by, in each clone) */
-static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct session *s,
-					  u64 cookie, s64 res, u32 kctx)
-{
-	u32 flags = cookie >> 32;
-	u64 q;
-	s32 d;
-
-	if (!lean_calls || !defer_stacks || !s || (flags & RS_FUNC_CANT_FAIL))
-		return false;
-	/* a first failure under a waiting chain, unless stitched to the
-	 * saved one: handle_exit */
-	d = (s32)s->depth - 1;
-	if (!s->is_err && d <= s->slow_at && !(s->saved_depth && d + 2 == (s32)s->saved_depth))
-		return false;
-	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
-		res = (s64)(s32)res;
-	if (!is_failure(flags, res))
-		return false;
-	q = fexit_frame_addr_c(ctx, c);
-	if (!q)
-		return false;
-	if (kctx & CTX_CAST)
-		return rs_fexit_fail_cast(s, (u32)cookie, res, q);
-	return rs_fexit_fail(s, (u32)cookie, res, q);
-}
-
 /* fexit_fast, its flags a constant in the copy each common set of them
  * gets: the verifier, which knows a clone's flags (RS_CLONE_FLAGS_MAGIC's
  * immediate, patched in as RS_CLONE_FLAGS of the cookie's by the recorder),
  * keeps only its function's copy */
-static __always_inline bool fexit_fast_of(struct session *s, u64 cookie, s64 res)
+static __always_inline bool fexit_fast_of(void *ctx, struct cpu_state *c, struct session *s,
+					 u64 cookie, s64 res, u32 kctx)
 {
 	u32 fx;
 
@@ -1441,17 +1449,17 @@ static __always_inline bool fexit_fast_of(struct session *s, u64 cookie, s64 res
 
 	switch (fx) {
 	case 0:
-		return fexit_fast(s, cookie, res, 0);
+		return fexit_fast(ctx, c, s, cookie, res, 0, kctx);
 	case RS_FUNC_RET_PTR:
-		return fexit_fast(s, cookie, res, RS_FUNC_RET_PTR);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_RET_PTR, kctx);
 	case RS_FUNC_NEEDS_SIGN_EXT:
-		return fexit_fast(s, cookie, res, RS_FUNC_NEEDS_SIGN_EXT);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_NEEDS_SIGN_EXT, kctx);
 	case RS_FUNC_CANT_FAIL:
-		return fexit_fast(s, cookie, res, RS_FUNC_CANT_FAIL);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_CANT_FAIL, kctx);
 	case RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT:
-		return fexit_fast(s, cookie, res, RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT, kctx);
 	default:
-		return fexit_fast(s, cookie, res, fx);
+		return fexit_fast(ctx, c, s, cookie, res, fx, kctx);
 	}
 }
 
@@ -1717,7 +1725,7 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
 	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
-		  fexit_fast_of(s, cookie, res) || fexit_fail_of(ctx, c, s, cookie, res, kctx)))
+		  fexit_fast_of(ctx, c, s, cookie, res, kctx)))
 		return;
 	handle_exit(ctx, c, s, task, cookie, res, kctx);
 }

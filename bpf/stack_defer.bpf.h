@@ -405,6 +405,29 @@ enum { FKEEP_WHOLE = -1, FKEEP_UNWIND = 0, FKEEP_KEPT = 1 };
  * five) */
 #define FKEEP_ARG(slot, n, d) (((slot) & 1) | ((n) & 0x7fff) << 1 | (d) << 16)
 
+/* fdefer_keep's common case, also inline in rs_fexit_fail's chain step
+ * (fexit_keep_one: no second global function call there): frame d
+ * returned into its parent's code, so its site and return address are
+ * kept behind the n of slot's chain, which waits for the parent's exit.
+ * False, nothing changed, for any other case */
+static __always_inline bool fdefer_into_parent(struct session *s, u32 slot, u32 n, u32 d, u64 site,
+					       u64 caller)
+{
+	struct rs_func_range *r;
+	u64 *ks;
+
+	if (n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
+		return false;
+	r = frame_range(s, d - 1);
+	if (!r || caller < r->start || caller >= r->end)
+		return false;
+	ks = s->kstack[slot & 1];
+	ks[KIDX(n)] = site;
+	ks[KIDX(n + 1)] = caller;
+	chain_wait(s, slot, n + 2, d - 1);
+	return true;
+}
+
 /* fentry's defer_step without the unwind: slot's chain, with n return
  * addresses kept (sdn: FKEEP_ARG), at the exit of frame d whose trampoline
  * frame holds site and caller, sp the stack pointer once the function has
@@ -423,21 +446,19 @@ static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64
 				       bool cast)
 {
 	struct ancestors an = {};
-	u32 slot = sdn & 1, n = (sdn >> 1) & 0x7fff, d = sdn >> 16, a = 1, kept = 2;
-	struct rs_func_range *r;
+	u32 slot = sdn & 1, n = (sdn >> 1) & 0x7fff, d = sdn >> 16, a, kept = 2;
 	u64 *ks, ret = 0;
 
 	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
 		return FKEEP_WHOLE;
 	/* the common case first, one range looked up: a return into the
 	 * parent's code (what fexit_ancestor_of finds first) */
-	r = frame_range(s, d - 1);
-	if (!r || caller < r->start || caller >= r->end) {
-		ancestors_of(s, d, &an);
-		/* into an ancestor's trampoline: that ancestor tail-called
-		 * this function, whose return goes on through its exit */
-		a = fexit_ancestor_of(&an, caller);
-	}
+	if (fdefer_into_parent(s, slot, n, d, site, caller))
+		return FKEEP_KEPT;
+	ancestors_of(s, d, &an);
+	/* into an ancestor's trampoline: that ancestor tail-called this
+	 * function, whose return goes on through its exit */
+	a = fexit_ancestor_of(&an, caller);
 	if (!a) {
 		/* into untraced code: its return address where learned */
 		if (n > RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 2)
@@ -609,7 +630,9 @@ static __always_inline void fexit_defer_slot(void *ctx, struct session *s, u32 d
 {
 	u32 n = s->pend_n[slot & 1];
 
-	if (fr && fexit_keep(ctx, s, slot, n, d, w, cast))
+	/* the entry function's exit (d 0) has no traced ancestor to keep
+	 * the chain for: the rest of the stack now */
+	if (fr && d && fexit_keep(ctx, s, slot, n, d, w, cast))
 		return;
 	if (fr) {
 		fexit_rest(ctx, s, slot, n, w, cast);
