@@ -975,6 +975,34 @@ static uint64_t prog_misses(int fd)
 	return info.recursion_misses;
 }
 
+static uint64_t prog_verified(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.verified_insns;   /* 0 before Linux 5.16 */
+}
+
+uint64_t tracer_verified_insns(const struct tracer *t, uint64_t *per_clone)
+{
+	struct bpf_program *p;
+	uint64_t n = 0, clones = 0;
+
+	bpf_object__for_each_program(p, t->skel->obj)
+		n += prog_verified(bpf_program__fd(p));
+	/* fentry clones: fds pushed as link, link, program, program */
+	for (size_t i = 0; i < t->nfds; i++)
+		if (i % 4 >= 2)
+			clones += prog_verified(t->fds[i]);
+	*per_clone = t->nfds >= 4 ? clones / (t->nfds / 4) : 0;
+	return n + clones;
+}
+
 /* entry programs: kprobe(.multi), fentry; exit: kretprobe(.multi),
  * fexit; the task-lifetime tracepoints count in the total only; the
  * kprobe.session program (section kprobe.multi) runs at both ends and

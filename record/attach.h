@@ -89,6 +89,10 @@ struct prog_misses {
 	uint64_t total, entry, exit, probes;   /* probes: the -J programs' */
 };
 void tracer_prog_misses(const struct tracer *t, struct prog_misses *m);
+/* the instructions the kernel's verifier went through, over every program
+ * loaded (what the attach's load time grows with; 0 before Linux 5.16),
+ * and per fentry/fexit clone pair (0 in other modes) */
+uint64_t tracer_verified_insns(const struct tracer *t, uint64_t *per_clone);
 void tracer_detach(struct tracer *t);   /* closes links and programs, timed */
 void tracer_close(struct tracer *t);
 

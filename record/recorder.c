@@ -464,6 +464,15 @@ static int load_and_attach(struct recorder *r)
 		fprintf(r->log, "Attached %zu functions (%zu failed) with %s in %llu ms, the %s BPF object.\n",
 			r->tr.attached, r->tr.failed, tracer_mode_name(&r->tr),
 			(unsigned long long)(r->tr.attach_ns / 1000000), r->tr.lean ? "lean" : "general");
+	if (o->verbose) {
+		uint64_t per_clone, v = tracer_verified_insns(&r->tr, &per_clone);
+
+		fprintf(r->log, "The kernel verified %llu BPF instructions", (unsigned long long)v);
+		if (per_clone)
+			fprintf(r->log, ", %llu per fentry/fexit clone pair",
+				(unsigned long long)per_clone);
+		fprintf(r->log, ".\n");
+	}
 	if (o->verbose && r->tr.ret_direct)
 		fprintf(r->log, "%zu fexit programs read the return value from the context directly.\n",
 			r->tr.ret_direct);

@@ -152,6 +152,17 @@ check "-F -C bpf.rdonly-cast=false: through the helper (-v says nothing)" \
 DIRECT="fexit programs read the return value from the context directly"
 check "-F: most fexit clones read the return value directly (-v)" grep -q "$DIRECT" "$OUT/d-F-open-missing.err"
 check "-F -C bpf.rdonly-cast=false: none do (-v says nothing)" not grep -q "$DIRECT" "$OUT/d-Fh-open-missing.err"
+# -v: what the kernel's verifier went through (bpf_prog_info's
+# verified_insns, 5.16+), in all and per fentry/fexit clone pair, where the
+# attach time of -F goes (record/attach.c tracer_verified_insns)
+verified() { sed -n 's/^The kernel verified \([0-9]*\) BPF instructions.*/\1/p' "$1"; }
+v=$(verified "$OUT/d-F-open-missing.err")
+pc=$(sed -n 's/.*, \([0-9]*\) per fentry\/fexit clone pair\./\1/p' "$OUT/d-F-open-missing.err")
+check "-F -v: the verifier's instructions in all (${v:-none}) and per clone pair (${pc:-none})" \
+	test "${pc:-0}" -gt 0 -a "${v:-0}" -gt "${pc:-0}"
+v=$(verified "$OUT/d-M-open-missing.err")
+check "-M -v: the verifier's instructions (${v:-none}), no clone pairs" \
+	test "${v:-0}" -gt 0 -a -z "$(grep 'clone pair' "$OUT/d-M-open-missing.err")"
 results() { rep --format json "$1" | jq -c '[.frames[] | "\(.func)=\(.result)"]' | sort -u; }
 for c in open-missing bpf-bad-map-val-size-percpu-array bpf-bad-prog-load; do
 	r=$(results "$OUT/d-F-$c.rsr"); rh=$(results "$OUT/d-Fh-$c.rsr")
