@@ -307,7 +307,8 @@ static __always_inline bool defer_exit_inline(struct pt_regs *ctx, struct sessio
  * context: the traced function's argument registers (bpf_get_func_arg_cnt
  * of them), its return value, the trampoline's saved frame pointer, the
  * return address into the function's patched entry (the "site", a few bytes
- * past its start: checked, or nothing is deferred) and the function's own
+ * past its start: checked once, fexit_frame_ok, or nothing is deferred) and
+ * the function's own
  * return address into its caller */
 #define FENTRY_SITE_MAX 16
 
@@ -318,6 +319,12 @@ struct fexit_ret {
 
 __u32 fexit_skip = 0;          /* frames above the site in an fexit capture, + 1 (0: not learned) */
 bool fexit_defer_broken = false;   /* a completed capture did not start at the site: off (recorder warns) */
+/* the trampoline frame's layout checked once: the first site read (at
+ * q + 16, fexit_frame_at) that lay right past its function's start. The
+ * layout is the JIT's, the same in every trampoline of the kernel, so the
+ * later reads skip the function's range (a lookup and two compares on
+ * every failing exit) */
+bool fexit_frame_ok = false;
 
 /* the context's address as a number (the verifier allows no arithmetic
  * on it): stored in the CPU's state and read back (a privileged program
@@ -353,14 +360,22 @@ static __always_inline u64 fexit_frame_addr(void *ctx)
  * (bpf/kword.bpf.h), in this and the fexit functions below */
 static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, bool cast)
 {
-	struct rs_func_range *r = bpf_map_lookup_elem(&func_ranges, &id);
+	struct rs_func_range *r;
 
-	if (!q || !r || !r->end || fexit_defer_broken)
+	if (!q || fexit_defer_broken)
 		return false;
 	w->site = kword(q + 16, cast);
 	w->caller = kword(q + 24, cast);
 	w->sp = q + 32;
-	return w->site > r->start && w->site <= r->start + FENTRY_SITE_MAX && w->caller;
+	if (!w->caller)
+		return false;
+	if (fexit_frame_ok)
+		return true;
+	r = bpf_map_lookup_elem(&func_ranges, &id);
+	if (!r || !r->end || w->site <= r->start || w->site > r->start + FENTRY_SITE_MAX)
+		return false;
+	fexit_frame_ok = true;
+	return true;
 }
 
 static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w, bool cast)
