@@ -962,30 +962,27 @@ bool tracer_fexit_defer_broken(const struct tracer *t)
 	return t->skel->bss->fexit_defer_broken;
 }
 
-static uint64_t prog_misses(int fd)
+/* program fd's information (all zero when it has none: fd < 0, or the
+ * kernel refused) */
+static struct bpf_prog_info prog_info(int fd)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
 
-	if (fd < 0)
-		return 0;
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.recursion_misses;
+	if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len))
+		memset(&info, 0, sizeof(info));
+	return info;
+}
+
+static uint64_t prog_misses(int fd)
+{
+	return prog_info(fd).recursion_misses;
 }
 
 static uint64_t prog_verified(int fd)
 {
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-
-	if (fd < 0)
-		return 0;
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.verified_insns;   /* 0 before Linux 5.16 */
+	return prog_info(fd).verified_insns;   /* 0 before Linux 5.16 */
 }
 
 uint64_t tracer_verified_insns(const struct tracer *t, uint64_t *per_clone)
