@@ -24,7 +24,11 @@
 # program for -M, -M -T; the kprobe.multi pair for -M with
 # bpf.kprobe-session=false; bpftrace's empty kprobes for -K, its empty
 # fentry/fexit programs for -F), then the symbols that make the difference
-# to that floor, per syscall and per traced call.
+# to that floor, per syscall and per traced call, and the sums of the BPF
+# programs' part and of the rest's (with BASE, the same against BASE: the
+# programs' part is exact; the rest also holds the recorder's page
+# allocations on vCPU 0, which differ by up to about 15 per call from run
+# to run).
 #
 # Counted: everything vCPU 0 runs in the window, the recorder's threads
 # included when they run there (they are pinned with the workload: its

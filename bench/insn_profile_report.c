@@ -13,7 +13,8 @@
  *       the K (default 25) largest symbols, instructions per unit and per
  *       PER (e.g. traced calls per unit)
  *   insn_profile_report diff KSYMS_A PROF_A KSYMS_B PROF_B N PER [K]
- *       B minus A per symbol, the K largest differences
+ *       B minus A per symbol, the K largest differences, then the sums of
+ *       the BPF programs' differences and of the rest's
  *   insn_profile_report blocks KSYMS PROF N SYMBOL
  *       the blocks inside SYMBOL (a bpf_prog_* symbol may be named by its
  *       program name): offset, instructions, executions per unit
@@ -427,6 +428,19 @@ int main(int argc, char **argv)
 				break;
 			printf("  %+9.1f %+8.1f  %s\n", d.v[i].insns / n, d.v[i].insns / n / per, d.v[i].name);
 		}
+		/* the programs' own part apart: exact from boot to boot, where the
+		 * kernel's part also holds what the recorder's threads ran on the
+		 * vCPU (its page allocations differ from run to run) */
+		double progs = 0, rest = 0;
+
+		for (size_t i = 0; i < d.n; i++) {
+			if (!strncmp(d.v[i].name, "prog:", 5))
+				progs += d.v[i].insns;
+			else
+				rest += d.v[i].insns;
+		}
+		printf("  %+9.1f %+8.1f  = the BPF programs (prog:*)\n", progs / n, progs / n / per);
+		printf("  %+9.1f %+8.1f  = the rest (helpers, kernel, user space)\n", rest / n, rest / n / per);
 		return 0;
 	}
 	if (!strcmp(argv[1], "blocks") && argc == 6) {

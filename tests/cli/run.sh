@@ -452,7 +452,8 @@ PB
 	want=$(printf '%s\n' '       10.0      5.0  alpha' '        8.6      4.3  prog:rs_ksession' '        2.0      1.0  bpf_trampoline')
 	[ "$RC" = 0 ] && [ "$OUT" = "$want" ] && ok || bad "insn_profile_report top: $RC '$OUT'"
 	run "$W/ipr" diff "$W/ks" "$W/pa" "$W/ks" "$W/pb" 10 2
-	want=$(printf '%s\n' '       -8.6     -4.3  prog:rs_ksession' '       -6.0     -3.0  alpha' '       +2.0     +1.0  beta' '       -0.7     -0.3  [user]')
+	want=$(printf '%s\n' '       -8.6     -4.3  prog:rs_ksession' '       -6.0     -3.0  alpha' '       +2.0     +1.0  beta' '       -0.7     -0.3  [user]' \
+		'       -8.6     -4.3  = the BPF programs (prog:*)' '       -4.7     -2.4  = the rest (helpers, kernel, user space)')
 	[ "$RC" = 0 ] && [ "$OUT" = "$want" ] && ok || bad "insn_profile_report diff: $RC '$OUT'"
 	run "$W/ipr" blocks "$W/ks" "$W/pa" 2 rs_ksession
 	[ "$RC" = 0 ] && grep -qx 'prog:rs_ksession+0x0020 insns   3 execs     1.00 =      3.0' <<<"$OUT" &&
