@@ -1235,7 +1235,10 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 /* fentry's fast exit: a nested call's exit that leaves the error chains as
  * they are (it did not fail, and no chain waits for it or for a frame
  * above: slow_at; else rs_fexit_swallow), its frame popped and its result
- * kept, as in fast_exit.
+ * kept, as in fast_exit. A failure is tested first and goes to
+ * rs_fexit_fail (fexit_fail_of), a global function: all of it inline here
+ * saved 1.4 instructions per call and made each clone's verification a
+ * third longer.
  * Everything else goes to handle_exit: fentry's deferral inline in the
  * fast exit made each clone a third larger and its load (verification)
  * slower, +21% start-up for 77 functions, for 3% on failing calls, and
