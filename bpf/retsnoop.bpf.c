@@ -1256,7 +1256,9 @@ static __always_inline bool fexit_fast(void *ctx, struct cpu_state *c, struct se
 	if (!lean_calls || !s)   /* id, s: as in fast_entry */
 		return false;
 	/* a failure first, straight to rs_fexit_fail (fexit_fail_of): none
-	 * of the tests below is its */
+	 * of the tests below is its. The sign extension is made here, again
+	 * below and in fexit_fail_of rather than once above: once measured
+	 * +0.7 instructions per call on succeeding exits (clang's registers) */
 	if (is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
 		return fexit_fail_of(ctx, c, s, cookie, res, fx, kctx);
 	/* slow_at: at least 0, the entry function's exit (and one with no

@@ -864,7 +864,7 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		errno = e;
 		return -1;
 	}
-	/* this order is read back by tracer_prog_misses */
+	/* this order is read back by clone_prog_fd */
 	push_fd(t, lfx);
 	push_fd(t, lfe);
 	push_fd(t, pfx);
@@ -962,6 +962,16 @@ bool tracer_fexit_defer_broken(const struct tracer *t)
 	return t->skel->bss->fexit_defer_broken;
 }
 
+/* fentry clones: attach_fentry_one pushes four fds per function, link
+ * (exit), link (entry), program (exit), program (entry) */
+enum { CLONE_FDS = 4, CLONE_EXIT_PROG = 2, CLONE_ENTRY_PROG = 3 };
+
+/* clone k's exit or entry program */
+static int clone_prog_fd(const struct tracer *t, size_t k, bool exit)
+{
+	return t->fds[k * CLONE_FDS + (exit ? CLONE_EXIT_PROG : CLONE_ENTRY_PROG)];
+}
+
 /* program fd's information (all zero when it has none: fd < 0, or the
  * kernel refused) */
 static struct bpf_prog_info prog_info(int fd)
@@ -992,11 +1002,10 @@ uint64_t tracer_verified_insns(const struct tracer *t, uint64_t *per_clone)
 
 	bpf_object__for_each_program(p, t->skel->obj)
 		n += prog_verified(bpf_program__fd(p));
-	/* fentry clones: fds pushed as link, link, program, program */
-	for (size_t i = 0; i < t->nfds; i++)
-		if (i % 4 >= 2)
-			clones += prog_verified(t->fds[i]);
-	*per_clone = t->nfds >= 4 ? clones / (t->nfds / 4) : 0;
+	for (size_t k = 0; k < t->nfds / CLONE_FDS; k++)
+		clones += prog_verified(clone_prog_fd(t, k, true)) +
+			  prog_verified(clone_prog_fd(t, k, false));
+	*per_clone = t->nfds >= CLONE_FDS ? clones / (t->nfds / CLONE_FDS) : 0;
 	return n + clones;
 }
 
@@ -1023,16 +1032,13 @@ void tracer_prog_misses(const struct tracer *t, struct prog_misses *m)
 		else if (strstr(sec, "kprobe") || strstr(sec, "fentry"))
 			m->entry += n;
 	}
-	/* fentry clones: attach_fentry pushes link, link, prog (exit), prog
-	 * (entry) per function */
-	for (size_t i = 0; i < t->nfds; i++) {
-		uint64_t n = i % 4 >= 2 ? prog_misses(t->fds[i]) : 0;
+	for (size_t k = 0; k < t->nfds / CLONE_FDS; k++) {
+		uint64_t x = prog_misses(clone_prog_fd(t, k, true));
+		uint64_t e = prog_misses(clone_prog_fd(t, k, false));
 
-		m->total += n;
-		if (i % 4 == 2)
-			m->exit += n;
-		else
-			m->entry += n;
+		m->total += x + e;
+		m->exit += x;
+		m->entry += e;
 	}
 }
 
