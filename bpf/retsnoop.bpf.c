@@ -119,6 +119,10 @@ _Static_assert(__builtin_offsetof(struct session, saved_frames) ==
 	       sizeof(((struct session *)0)->saved_frames) >= sizeof(((struct session *)0)->kstack[0]),
 	       "the longest kernel stack fits behind the frames, over saved_frames");
 
+/* the saved_frames entry of the frames entry f: one index computed for
+ * both (the arrays are the same size, one after the other) */
+#define saved_of(f) ((struct rs_frame *)((void *)(f) + sizeof(((struct session *)0)->frames)))
+
 /* keeps the verifier convinced a frame index is in bounds (callers check
  * d < RS_MAX_FSTACK_DEPTH first; the depth is a power of two) */
 static __always_inline u32 FIDX(u32 d)
@@ -741,10 +745,12 @@ __noinline int rs_end_output(struct session *s, u32 flags, u64 now)
 
 		asm volatile("" : "+r"(cnt));   /* a value of its own, no link to e.n */
 		for (u32 i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
+			struct rs_frame *f;
+
 			if (i >= cnt)
 				break;
-			k = FIDX(e.keep + i);
-			s->frames[k] = s->saved_frames[k];
+			f = &s->frames[FIDX(e.keep + i)];
+			*f = *saved_of(f);
 		}
 	}
 	w = (u64 *)s->frames;
@@ -761,6 +767,18 @@ __noinline int rs_end_output(struct session *s, u32 flags, u64 now)
 		w[k + 1] = ks[i + 1];
 	}
 	return bpf_ringbuf_output(&rb, s->end_head, e.size, wakeup_flag());
+}
+
+/* a SESSION_END sent (err 0) or not, counted */
+static __always_inline void session_counted(long err, u32 flags)
+{
+	if (err) {
+		stat_inc(&stats.records_dropped);
+		if (!(flags & RS_SESS_IGNORED))
+			stat_inc(&stats.sessions_dropped);
+	} else if (!(flags & RS_SESS_IGNORED)) {
+		stat_inc(&stats.sessions_emitted);
+	}
 }
 
 /* the session's stack as one SESSION_END record of the compact layout:
@@ -852,13 +870,7 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 			err = -1;
 		}
 	}
-	if (err) {
-		stat_inc(&stats.records_dropped);
-		if (!(flags & RS_SESS_IGNORED))
-			stat_inc(&stats.sessions_dropped);
-	} else if (!(flags & RS_SESS_IGNORED)) {
-		stat_inc(&stats.sessions_emitted);
-	}
+	session_counted(err, flags);
 }
 
 /* slow_at once pend_depth, saved_depth or overflow_depth changed (they
@@ -892,7 +904,7 @@ static __always_inline void overflow_sync(struct session *s)
  * copied; its kernel stack and LBRs change slots (cur ^= 1) instead */
 static __always_inline void save_error_chain(struct session *s)
 {
-	u32 d = s->depth, md = s->max_depth;
+	u32 d = s->depth, md = s->max_depth, cnt;
 
 	if (d >= RS_MAX_FSTACK_DEPTH || md > RS_MAX_FSTACK_DEPTH)
 		return;
@@ -902,12 +914,15 @@ static __always_inline void save_error_chain(struct session *s)
 		s->saved_max_depth = md;
 		s->cur ^= 1;
 	}
+	cnt = md > d ? md - d : 0;
+	asm volatile("" : "+r"(cnt));   /* a count of its own (as in rs_end_output) */
 	for (u32 i = 0; i < RS_MAX_FSTACK_DEPTH; i++) {
-		u32 k = d + i;
+		struct rs_frame *f;
 
-		if (k >= md || k >= RS_MAX_FSTACK_DEPTH)
+		if (i >= cnt)
 			break;
-		s->saved_frames[FIDX(k)] = s->frames[FIDX(k)];
+		f = &s->frames[FIDX(d + i)];
+		*saved_of(f) = *f;
 	}
 	s->saved_depth = d + 1;
 	s->saved_last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
@@ -1202,6 +1217,8 @@ __noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
 
 __noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q);
 __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q);
+__noinline int rs_fexit_end(struct session *s, u32 id, s64 res, u64 q);
+__noinline int rs_fexit_end_cast(struct session *s, u32 id, s64 res, u64 q);
 
 /* whether rs_fexit_fail took this failed exit (fexit_fast's first test):
  * in lean mode with deferred stacks (each a constant the verifier prunes
@@ -1218,15 +1235,24 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 	 * failure under a waiting chain, unless stitched to the saved one:
 	 * handle_exit */
 	d = (s32)s->depth - 1;
-	if (d < 1)
+	if (d < 0)
 		return false;
-	if (!s->is_err && d <= s->slow_at && !(s->saved_depth && d + 2 == (s32)s->saved_depth))
+	if (d > 0 && !s->is_err && d <= s->slow_at &&
+	    !(s->saved_depth && d + 2 == (s32)s->saved_depth))
 		return false;
 	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	q = fexit_frame_addr_c(ctx, c);
 	if (!q)
 		return false;
+	if (d == 0) {
+		/* the session's end, the error gone on up to it: rs_fexit_end */
+		if (!((kctx & CTX_CAST) ? rs_fexit_end_cast(s, (u32)cookie, res, q) :
+		      rs_fexit_end(s, (u32)cookie, res, q)))
+			return false;
+		session_close(c, s);
+		return true;
+	}
 	if (kctx & CTX_CAST)
 		return rs_fexit_fail_cast(s, (u32)cookie, res, q);
 	return rs_fexit_fail(s, (u32)cookie, res, q);
@@ -1362,7 +1388,8 @@ static __always_inline int fexit_keep_one(struct session *s, u32 d, u32 id, u64 
 	 * the global function, as handle_exit's deferral calls it: all of it
 	 * inline here made each clone's verification half as long again */
 	return fdefer_into_parent(s, slot, s->pend_n[slot], d, w.site, w.caller) ||
-	       fdefer_keep_call(s, slot, s->pend_n[slot], d, &w, cast) == FKEEP_KEPT;
+	       fdefer_keep_call(s, slot, s->pend_n[slot], d, &w, cast,
+					 FKEEP_NOT_PARENT) == FKEEP_KEPT;
 }
 
 /* fentry's chain step, fast: the nested call of frame d (f) failed inside
@@ -1439,6 +1466,88 @@ __noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q)
 __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
 {
 	return fexit_fail(s, id, res, q, true);
+}
+
+/* the failed exit of the session's entry function (frame 0, function id,
+ * its trampoline frame at q) with the error chain gone on up to it
+ * (is_err), fast: as handle_exit ends such a session in lean mode (no -T,
+ * -S, -I, -B, -U), without its general tests. The chain waiting for this
+ * exit (the current one, or the saved one the current one is stitched to)
+ * is completed from a trusted learned tail (tail_read: nothing else is
+ * tried here), the saved chain dropped where it is not stitched, frame 0's
+ * result and latency set, the session submitted (rs_end_output, counted
+ * as submit_session counts it). Returns 1 when done (the caller closes the
+ * session), else 0 with nothing changed but the tail's read count:
+ * handle_exit then (both chains waiting, no tail learned yet, ...) */
+static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, bool cast)
+{
+	struct fexit_ret w = {};   /* as in fexit_defer_first */
+	u32 cur, slot = 0, n = 0, flags = 0;
+	s32 p[2], cnt = 0;
+	bool drop, waits;
+	struct rs_frame *f;
+	u64 now, *ks;
+	long err;
+
+	if (!s || !lean_calls || !defer_stacks || emit_trace || emit_success || emit_interim ||
+	    use_lbr || emit_ustack || !fexit_skip)
+		return 0;
+	if (s->overflow_depth || s->depth != 1 || !s->is_err || s->frames[0].func_id != id)
+		return 0;
+	/* saved_chain_exit at frame 0 (is_err: what it tests of the current
+	 * chain), decided first: a dropped saved chain waits no more */
+	cur = s->cur & 1;
+	drop = s->saved_depth >= 2 && s->max_depth + 1 != s->saved_depth;
+	p[0] = s->pend_depth[0];
+	p[1] = s->pend_depth[1];
+	if (drop)
+		p[cur ^ 1] = -1;
+	if (p[0] >= 0 && p[1] >= 0)
+		return 0;
+	waits = p[0] >= 0 || p[1] >= 0;
+	if (waits) {
+		slot = p[0] >= 0 ? 0 : 1;
+		n = s->pend_n[slot];
+		if (n > RS_MAX_KSTACK_DEPTH - 2 || !fexit_frame_at(q, id, &w, cast))
+			return 0;
+		cnt = tail_read(s, slot | (n + 1) << 1, w.caller, w.sp, cast);
+		if (cnt <= 0)
+			return 0;
+		/* fexit_rest's, the tail read */
+		ks = s->kstack[slot];
+		ks[KIDX(n)] = w.site;
+		s->kstack_sz[slot] = (n + cnt + 1) * 8;
+		s->pend_depth[slot] = -1;
+		stat_inc(&stats.stacks_completed);
+	}
+	now = bpf_ktime_get_ns();
+	f = &s->frames[0];
+	f->res = res;
+	f->lat_ns = now - f->lat_ns;
+	s->next_seq_id++;
+	if (drop) {
+		s->saved_depth = s->saved_max_depth = 0;
+		s->pend_depth[cur ^ 1] = -1;
+	}
+	s->depth = 0;
+	if (duration_ns && f->lat_ns < duration_ns) {
+		flags = RS_SESS_IGNORED;
+		if (!s->start_emitted)
+			return 1;
+	}
+	err = rs_end_output(s, flags, now);
+	session_counted(err, flags);
+	return 1;
+}
+
+__noinline int rs_fexit_end(struct session *s, u32 id, s64 res, u64 q)
+{
+	return fexit_end(s, id, res, q, false);
+}
+
+__noinline int rs_fexit_end_cast(struct session *s, u32 id, s64 res, u64 q)
+{
+	return fexit_end(s, id, res, q, true);
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them

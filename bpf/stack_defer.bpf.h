@@ -417,8 +417,10 @@ static __always_inline u32 fexit_ancestor_of(const struct ancestors *an, u64 ip)
 enum { FKEEP_WHOLE = -1, FKEEP_UNWIND = 0, FKEEP_KEPT = 1 };
 
 /* slot, n and d of rs_fdefer_keep in one argument (a global function has
- * five) */
-#define FKEEP_ARG(slot, n, d) (((slot) & 1) | ((n) & 0x7fff) << 1 | (d) << 16)
+ * five), and FKEEP_NOT_PARENT: the caller found the return address outside
+ * the parent's code already (fdefer_into_parent) */
+#define FKEEP_ARG(slot, n, d) (((slot) & 1) | ((n) & 0x3fff) << 1 | (d) << 16)
+#define FKEEP_NOT_PARENT 0x8000u
 
 /* fdefer_keep's common case, also inline in rs_fexit_fail's chain step
  * (fexit_keep_one: no second global function call there): frame d
@@ -461,15 +463,30 @@ static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64
 				       bool cast)
 {
 	struct ancestors an = {};
-	u32 slot = sdn & 1, n = (sdn >> 1) & 0x7fff, d = sdn >> 16, a, kept = 2;
+	u32 slot = sdn & 1, n = (sdn >> 1) & 0x3fff, d = sdn >> 16, a, kept = 2;
+	struct rs_func_range *r;
 	u64 *ks, ret = 0;
 
 	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
 		return FKEEP_WHOLE;
 	/* the common case first, one range looked up: a return into the
 	 * parent's code (what fexit_ancestor_of finds first) */
-	if (fdefer_into_parent(s, slot, n, d, site, caller))
+	if (!(sdn & FKEEP_NOT_PARENT) && fdefer_into_parent(s, slot, n, d, site, caller))
 		return FKEEP_KEPT;
+	/* the next one: into untraced code, whose return address a learned
+	 * site gives (sites are learned for return addresses found in none
+	 * of the nearest ancestors: rs_fdefer_short), into the parent's code.
+	 * Read before the ancestors' ranges and trampolines are looked
+	 * through: the stack words kept are the stack's either way */
+	if (n <= RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 2) {
+		ret = ret_site_read_call(caller, sp, cast);
+		r = ret ? frame_range(s, d - 1) : NULL;
+		if (r && ret >= r->start && ret < r->end) {
+			a = 1;
+			kept = 3;
+			goto keep;
+		}
+	}
 	ancestors_of(s, d, &an);
 	/* into an ancestor's trampoline: that ancestor tail-called this
 	 * function, whose return goes on through its exit */
@@ -478,7 +495,6 @@ static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64
 		/* into untraced code: its return address where learned */
 		if (n > RS_MAX_KSTACK_DEPTH - DEFER_SHORT - 2)
 			return FKEEP_WHOLE;
-		ret = ret_site_read_call(caller, sp, cast);
 		if (!ret)
 			return FKEEP_UNWIND;
 		a = fexit_ancestor_of(&an, ret);
@@ -486,6 +502,7 @@ static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64
 			return FKEEP_WHOLE;
 		kept = 3;
 	}
+keep:
 	ks = s->kstack[slot];
 	ks[KIDX(n)] = site;
 	ks[KIDX(n + 1)] = caller;
@@ -505,11 +522,12 @@ __noinline int rs_fdefer_keep_cast(struct session *s, u32 sdn, u64 site, u64 cal
 	return fdefer_keep(s, sdn, site, caller, sp, true);
 }
 
-/* rs_fdefer_keep, for the exit of frame d whose trampoline frame is w */
+/* rs_fdefer_keep, for the exit of frame d whose trampoline frame is w;
+ * not_parent: FKEEP_NOT_PARENT or 0 */
 static __always_inline int fdefer_keep_call(struct session *s, u32 slot, u32 n, u32 d,
-					    const struct fexit_ret *w, bool cast)
+					    const struct fexit_ret *w, bool cast, u32 not_parent)
 {
-	u32 sdn = FKEEP_ARG(slot, n, d);
+	u32 sdn = FKEEP_ARG(slot, n, d) | not_parent;
 
 	if (cast)
 		return rs_fdefer_keep_cast(s, sdn, w->site, w->caller, w->sp);
@@ -583,7 +601,7 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 static __always_inline bool fexit_keep(void *ctx, struct session *s, u32 slot, u32 n, u32 d,
 				       const struct fexit_ret *w, bool cast)
 {
-	int k = fdefer_keep_call(s, slot, n, d, w, cast);
+	int k = fdefer_keep_call(s, slot, n, d, w, cast, 0);
 
 	return k == FKEEP_KEPT || (k == FKEEP_UNWIND && fexit_short(ctx, s, slot, n, d, w));
 }
