@@ -1477,7 +1477,8 @@ __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
  * tried here), the saved chain dropped where it is not stitched, frame 0's
  * result and latency set, the session submitted (rs_end_output, counted
  * as submit_session counts it). Returns 1 when done (the caller closes the
- * session), else 0 with nothing changed but the tail's read count:
+ * session), else 0 with nothing changed but the tail's read count (never
+ * at the read a check unwind is due at: tail_read_of's first) or trust:
  * handle_exit then (both chains waiting, no tail learned yet, ...) */
 static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, bool cast)
 {
@@ -1510,7 +1511,7 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 		n = s->pend_n[slot];
 		if (n > RS_MAX_KSTACK_DEPTH - 2 || !fexit_frame_at(q, id, &w, cast))
 			return 0;
-		cnt = tail_read(s, slot | (n + 1) << 1, w.caller, w.sp, cast);
+		cnt = tail_read_of(s, slot | (n + 1) << 1, w.caller, w.sp, cast, true);
 		if (cnt <= 0)
 			return 0;
 		/* fexit_rest's, the tail read */

@@ -73,8 +73,12 @@ static __always_inline u64 task_stack_base(void)
 /* slot_n: (the slot of s->kstack) | (n << 1). The frames of the stack at a
  * return to ip (sp after it), from a trusted learned tail, into the slot's
  * kstack from entry n on; returns how many (0: unknown, unwind). cast: how
- * the words are read (bpf/kword.bpf.h) */
-static __always_inline int tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast)
+ * the words are read (bpf/kword.bpf.h). first: a read whose 0 is followed
+ * by a second one (rs_fexit_end's, then fexit_rest's, which unwinds): the
+ * read a check unwind is due at is left uncounted here, so that the
+ * second read is the one that answers 0 and the unwind comes */
+static __always_inline int tail_read_of(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast,
+					bool first)
 {
 	u32 slot = slot_n & 1, n = slot_n >> 1, i, last;
 	struct stack_tail *t = tail_of(ip);
@@ -87,8 +91,12 @@ static __always_inline int tail_read(struct session *s, u32 slot_n, u64 ip, u64 
 	last = t->n - 1;
 	if (!(t->from_base & (1u << last)) && sp - base != t->depth)
 		return 0;
-	if (!(++t->uses & (TAIL_CHECK - 1)))
+	if (!((t->uses + 1) & (TAIL_CHECK - 1))) {
+		if (!first)
+			t->uses++;
 		return 0;   /* checked by a real unwind (rs_tail_learn) */
+	}
+	t->uses++;
 	for (i = 1; i < TAIL_MAX && i < t->n; i++) {
 		v = kword(t->from_base & (1u << i) ? base + t->pos[i] : sp + t->off[i], cast);
 		if (v != t->f[i]) {
@@ -101,6 +109,11 @@ static __always_inline int tail_read(struct session *s, u32 slot_n, u64 ip, u64 
 		ks[KIDX(n + i)] = t->f[i];
 	stat_inc(&stats.tails_read);
 	return t->n;
+}
+
+static __always_inline int tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast)
+{
+	return tail_read_of(s, slot_n, ip, sp, cast, false);
 }
 
 /* tail_read as BPF global functions (verified once): through the helper,
