@@ -80,11 +80,6 @@ struct session {
 	u32 depth_lim;               /* a nested entry's depth below it takes
 				      * fast_entry: max_fstack_depth, 0 while
 				      * overflow_depth (overflow_sync) */
-	u64 sess_id;
-	u32 tid, pid;
-	u64 start_ts;
-	char task_comm[RS_TASK_COMM_LEN];
-	char proc_comm[RS_TASK_COMM_LEN];
 	u32 next_seq_id;
 	u32 dropped_records;
 	u32 overflow_calls;
@@ -105,7 +100,20 @@ struct session {
 	/* the final SESSION_END is built in place: its fixed part here, the
 	 * frames right after it, the kernel stack copied behind the frames
 	 * (over saved_frames when long), then sent as one copy */
-	u64 end_head[END_FIXED / 8];
+	union {
+		u64 end_head[END_FIXED / 8];
+		/* the session's fields its SESSION_END carries as they are:
+		 * kept in place, set once (session_open, handle_entry) */
+		struct {
+			struct rs_rec_hdr end_hdr_;
+			u64 sess_id;
+			u32 tid, pid;
+			u64 start_ts;
+			u64 end_ts_;
+			char task_comm[RS_TASK_COMM_LEN];
+			char proc_comm[RS_TASK_COMM_LEN];
+		};
+	};
 	struct rs_frame frames[RS_MAX_FSTACK_DEPTH];
 	struct rs_frame saved_frames[RS_MAX_FSTACK_DEPTH];
 	u64 kstack[3][RS_MAX_KSTACK_DEPTH];
@@ -114,6 +122,16 @@ struct session {
 _Static_assert(__builtin_offsetof(struct session, frames) -
 	       __builtin_offsetof(struct session, end_head) == END_FIXED,
 	       "a session's frames directly follow its SESSION_END head");
+#define END_IN_PLACE(f) \
+	_Static_assert(__builtin_offsetof(struct session, f) - __builtin_offsetof(struct session, end_head) == \
+		       __builtin_offsetof(struct rs_rec_session_end, f), "a session's " #f " is its SESSION_END's")
+END_IN_PLACE(sess_id);
+END_IN_PLACE(tid);
+END_IN_PLACE(pid);
+END_IN_PLACE(start_ts);
+END_IN_PLACE(task_comm);
+END_IN_PLACE(proc_comm);
+
 _Static_assert(__builtin_offsetof(struct session, saved_frames) ==
 	       __builtin_offsetof(struct session, frames) + sizeof(((struct session *)0)->frames) &&
 	       sizeof(((struct session *)0)->saved_frames) >= sizeof(((struct session *)0)->kstack[0]),
@@ -503,6 +521,17 @@ static __always_inline bool is_failure(u32 flags, s64 res)
 	return (u64)res >= (u64)-4095LL;
 }
 
+/* the session's own fields of a SESSION_START or SESSION_END record r
+ * (the same names in both) */
+#define sess_ident_copy(r, s) do {							\
+	(r)->sess_id = (s)->sess_id;							\
+	(r)->tid = (s)->tid;								\
+	(r)->pid = (s)->pid;								\
+	(r)->start_ts = (s)->start_ts;							\
+	__builtin_memcpy((r)->task_comm, (s)->task_comm, sizeof((r)->task_comm));	\
+	__builtin_memcpy((r)->proc_comm, (s)->proc_comm, sizeof((r)->proc_comm));	\
+} while (0)
+
 /* false when the ring buffer had no room (counted) */
 static __always_inline bool emit_session_start(struct session *s)
 {
@@ -515,12 +544,7 @@ static __always_inline bool emit_session_start(struct session *s)
 	}
 	r->hdr.type = RS_REC_SESSION_START;
 	r->hdr.size = sizeof(*r);
-	r->sess_id = s->sess_id;
-	r->tid = s->tid;
-	r->pid = s->pid;
-	r->start_ts = s->start_ts;
-	__builtin_memcpy(r->task_comm, s->task_comm, sizeof(r->task_comm));
-	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
+	sess_ident_copy(r, s);
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);   /* SESSION_END wakes the reader */
 	s->start_emitted = true;
 	return true;
@@ -640,19 +664,16 @@ struct end_shape {
 	bool stitched;
 };
 
-/* SESSION_END's fixed part, for a record of shape e */
+/* SESSION_END's fixed part, for a record of shape e; in_place: r is the
+ * session's end_head, which holds the session's own fields already */
 static __always_inline void end_fill(struct rs_rec_session_end *r, struct session *s, u32 flags,
-				     u64 now, const struct end_shape *e)
+				     u64 now, const struct end_shape *e, bool in_place)
 {
 	r->hdr.type = RS_REC_SESSION_END;
 	r->hdr.size = e->size;
-	r->sess_id = s->sess_id;
-	r->tid = s->tid;
-	r->pid = s->pid;
-	r->start_ts = s->start_ts;
+	if (!in_place)
+		sess_ident_copy(r, s);
 	r->end_ts = now;
-	__builtin_memcpy(r->task_comm, s->task_comm, sizeof(r->task_comm));
-	__builtin_memcpy(r->proc_comm, s->proc_comm, sizeof(r->proc_comm));
 	if (s->is_err)
 		flags |= RS_SESS_IS_ERR;
 	if (s->overflow_calls)
@@ -732,7 +753,7 @@ __noinline int rs_end_output(struct session *s, u32 flags, u64 now)
 	if (!s)
 		return -1;
 	end_shape_of(s, false, &e);
-	end_fill((void *)s->end_head, s, flags, now, &e);
+	end_fill((void *)s->end_head, s, flags, now, &e, true);
 	/* the saved frames below the current ones: plain loads and stores
 	 * (a few frames, where the helper's fault-safe copy costs about 30
 	 * instructions per frame on top of its call). The loop ends on a
@@ -853,7 +874,7 @@ static __always_inline void submit_session(void *ctx, struct session *s, u32 fla
 			s->kstack_sz[2] = bpf_get_stack(ctx, s->kstack[2], sizeof(s->kstack[2]), 0);
 		end_shape_of(s, probe, &e);
 		if (!bpf_ringbuf_reserve_dynptr(&rb, e.size, 0, &dp)) {
-			end_fill((void *)fixed, s, flags, now, &e);
+			end_fill((void *)fixed, s, flags, now, &e, false);
 			bpf_dynptr_write(&dp, 0, fixed, END_FIXED, 0);
 			if (e.stitched) {
 				bpf_dynptr_write(&dp, END_FIXED, s->saved_frames, e.fb, 0);
@@ -1217,8 +1238,8 @@ __noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
 
 __noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q);
 __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q);
-__noinline int rs_fexit_end(struct session *s, u32 id, s64 res, u64 q);
-__noinline int rs_fexit_end_cast(struct session *s, u32 id, s64 res, u64 q);
+/* rs_fexit_fail's answers: 0 for handle_exit, else done */
+enum { FEXIT_DONE = 1, FEXIT_ENDED = 2 /* the session ended: the caller closes it */ };
 
 /* whether rs_fexit_fail took this failed exit (fexit_fast's first test):
  * in lean mode with deferred stacks (each a constant the verifier prunes
@@ -1227,35 +1248,22 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 					  u64 cookie, s64 res, u32 fx, u32 kctx)
 {
 	u64 q;
-	s32 d;
+	int r;
 
 	if (!lean_calls || !defer_stacks || !s)
 		return false;
-	/* the entry function's exit (the session's end, d 0) and a first
-	 * failure under a waiting chain, unless stitched to the saved one:
-	 * handle_exit */
-	d = (s32)s->depth - 1;
-	if (d < 0)
-		return false;
-	if (d > 0 && !s->is_err && d <= s->slow_at &&
-	    !(s->saved_depth && d + 2 == (s32)s->saved_depth))
-		return false;
+	/* every test of the session's state is rs_fexit_fail's (one for the
+	 * session's end, d 0, too: fexit_end), none made twice */
 	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	q = fexit_frame_addr_c(ctx, c);
 	if (!q)
 		return false;
-	if (d == 0) {
-		/* the session's end, the error gone on up to it: rs_fexit_end */
-		if (!((kctx & CTX_CAST) ? rs_fexit_end_cast(s, (u32)cookie, res, q) :
-		      rs_fexit_end(s, (u32)cookie, res, q)))
-			return false;
+	r = (kctx & CTX_CAST) ? rs_fexit_fail_cast(s, (u32)cookie, res, q) :
+				rs_fexit_fail(s, (u32)cookie, res, q);
+	if (r == FEXIT_ENDED)
 		session_close(c, s);
-		return true;
-	}
-	if (kctx & CTX_CAST)
-		return rs_fexit_fail_cast(s, (u32)cookie, res, q);
-	return rs_fexit_fail(s, (u32)cookie, res, q);
+	return r;
 }
 
 /* fentry's fast exit: a nested call's exit that leaves the error chains as
@@ -1434,40 +1442,6 @@ static __always_inline int fexit_first_stitched(struct session *s, u32 d, struct
 	return 1;
 }
 
-/* fentry's failed nested call, fast where it can be: a chain's first
- * failure (fexit_first, fexit_first_stitched) or its next step
- * (fexit_chain); 0 for handle_exit. Called as rs_fexit_fail, a global
- * function: verified once, and the clones' fast exit keeps its registers */
-static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q, bool cast)
-{
-	struct rs_frame *f;
-	u32 d;
-
-	if (!s || emit_trace || !fexit_skip)
-		return 0;
-	if (s->overflow_depth || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
-		return 0;
-	d = s->depth - 1;
-	f = &s->frames[FIDX(d)];
-	if (f->func_id != id)
-		return 0;
-	if (s->is_err)
-		return fexit_chain(s, d, f, id, res, q, cast);
-	if (s->saved_depth && d + 2 == s->saved_depth)
-		return fexit_first_stitched(s, d, f, id, res, q, cast);
-	return fexit_first(s, d, f, id, res, q, cast);
-}
-
-__noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q)
-{
-	return fexit_fail(s, id, res, q, false);
-}
-
-__noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
-{
-	return fexit_fail(s, id, res, q, true);
-}
-
 /* the failed exit of the session's entry function (frame 0, function id,
  * its trampoline frame at q) with the error chain gone on up to it
  * (is_err), fast: as handle_exit ends such a session in lean mode (no -T,
@@ -1476,9 +1450,9 @@ __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
  * is completed from a trusted learned tail (tail_read: nothing else is
  * tried here), the saved chain dropped where it is not stitched, frame 0's
  * result and latency set, the session submitted (rs_end_output, counted
- * as submit_session counts it). Returns 1 when done (the caller closes the
- * session), else 0 with nothing changed but the tail's read count (never
- * at the read a check unwind is due at: tail_read_of's first) or trust:
+ * as submit_session counts it). Returns FEXIT_ENDED when done (the caller
+ * closes the session), else 0 with nothing changed but the tail's read count (never
+ * at the read a check unwind is due at: TAIL_FIRST) or trust:
  * handle_exit then (both chains waiting, no tail learned yet, ...) */
 static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, bool cast)
 {
@@ -1511,7 +1485,7 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 		n = s->pend_n[slot];
 		if (n > RS_MAX_KSTACK_DEPTH - 2 || !fexit_frame_at(q, id, &w, cast))
 			return 0;
-		cnt = tail_read_of(s, slot | (n + 1) << 1, w.caller, w.sp, cast, true);
+		cnt = tail_read_call(s, slot | (n + 1) << 1 | TAIL_FIRST, w.caller, w.sp, cast);
 		if (cnt <= 0)
 			return 0;
 		/* fexit_rest's, the tail read */
@@ -1534,21 +1508,48 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 	if (duration_ns && f->lat_ns < duration_ns) {
 		flags = RS_SESS_IGNORED;
 		if (!s->start_emitted)
-			return 1;
+			return FEXIT_ENDED;
 	}
 	err = rs_end_output(s, flags, now);
 	session_counted(err, flags);
-	return 1;
+	return FEXIT_ENDED;
 }
 
-__noinline int rs_fexit_end(struct session *s, u32 id, s64 res, u64 q)
+/* fentry's failed call, fast where it can be: a chain's first failure
+ * (fexit_first, fexit_first_stitched), its next step (fexit_chain), the
+ * session's end (fexit_end: FEXIT_ENDED); 0 for handle_exit. Called as
+ * rs_fexit_fail, a global function: verified once, and the clones' fast
+ * exit keeps its registers */
+static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q, bool cast)
 {
-	return fexit_end(s, id, res, q, false);
+	struct rs_frame *f;
+	u32 d;
+
+	if (!s || emit_trace || !fexit_skip)
+		return 0;
+	if (s->depth == 1)
+		return fexit_end(s, id, res, q, cast);
+	if (s->overflow_depth || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
+		return 0;
+	d = s->depth - 1;
+	f = &s->frames[FIDX(d)];
+	if (f->func_id != id)
+		return 0;
+	if (s->is_err)
+		return fexit_chain(s, d, f, id, res, q, cast);
+	if (s->saved_depth && d + 2 == s->saved_depth)
+		return fexit_first_stitched(s, d, f, id, res, q, cast);
+	return fexit_first(s, d, f, id, res, q, cast);
 }
 
-__noinline int rs_fexit_end_cast(struct session *s, u32 id, s64 res, u64 q)
+__noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q)
 {
-	return fexit_end(s, id, res, q, true);
+	return fexit_fail(s, id, res, q, false);
+}
+
+__noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
+{
+	return fexit_fail(s, id, res, q, true);
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them

@@ -362,20 +362,36 @@ static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, b
 {
 	struct rs_func_range *r;
 
-	if (!q || fexit_defer_broken)
+	if (!q)
 		return false;
 	w->site = kword(q + 16, cast);
 	w->caller = kword(q + 24, cast);
 	w->sp = q + 32;
 	if (!w->caller)
 		return false;
+	/* one flag tested on the common path: fexit_frame_ok is never set
+	 * once deferral is off (fexit_defer_off) */
 	if (fexit_frame_ok)
 		return true;
+	if (fexit_defer_broken)
+		return false;
 	r = bpf_map_lookup_elem(&func_ranges, &id);
 	if (!r || !r->end || w->site <= r->start || w->site > r->start + FENTRY_SITE_MAX)
 		return false;
 	fexit_frame_ok = true;
+	if (fexit_defer_broken) {   /* turned off meanwhile on another CPU */
+		fexit_frame_ok = false;
+		return false;
+	}
 	return true;
+}
+
+/* a completed capture did not start at the site: deferral through fentry
+ * off from here on (fexit_frame_at finds no frame), the recorder warns */
+static __always_inline void fexit_defer_off(void)
+{
+	fexit_defer_broken = true;
+	fexit_frame_ok = false;
 }
 
 static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w, bool cast)
@@ -586,7 +602,7 @@ static __always_inline bool fexit_short(void *ctx, struct session *s, u32 slot, 
 	if (sz <= 0)
 		return false;
 	if (ks[KIDX(off / 8)] != w->site) {
-		fexit_defer_broken = true;
+		fexit_defer_off();
 		return false;
 	}
 	found = rs_fdefer_short(s, (slot & 1) | (u32)(off / 8) << 1, d, (u32)sz / 8);
@@ -631,7 +647,7 @@ static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u
 		sz = bpf_get_stack(ctx, (void *)ks + off, sizeof(s->kstack[0]) - off,
 				   (fexit_skip - 1) & 0xff);   /* BPF_F_SKIP_FIELD_MASK */
 		if (sz <= 0 || ks[KIDX(n)] != w->site)
-			fexit_defer_broken = true;
+			fexit_defer_off();
 		else if (sz >= 16)
 			rs_tail_learn(s, (slot & 1) | (n + 1) << 1, w->caller, (u32)sz / 8 - 1, w->sp);
 	}

@@ -70,17 +70,19 @@ static __always_inline u64 task_stack_base(void)
 	return (u64)bpf_get_current_task_btf()->stack;
 }
 
-/* slot_n: (the slot of s->kstack) | (n << 1). The frames of the stack at a
- * return to ip (sp after it), from a trusted learned tail, into the slot's
- * kstack from entry n on; returns how many (0: unknown, unwind). cast: how
- * the words are read (bpf/kword.bpf.h). first: a read whose 0 is followed
- * by a second one (rs_fexit_end's, then fexit_rest's, which unwinds): the
- * read a check unwind is due at is left uncounted here, so that the
- * second read is the one that answers 0 and the unwind comes */
-static __always_inline int tail_read_of(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast,
-					bool first)
+/* slot_n: (the slot of s->kstack) | (n << 1), and TAIL_FIRST for a read
+ * whose 0 is followed by a second one (rs_fexit_fail's at the session's
+ * end, then fexit_rest's, which unwinds): the read a check unwind is due
+ * at is left uncounted there, so that the second read is the one that
+ * answers 0 and the unwind comes. The frames of the stack at a return to
+ * ip (sp after it), from a trusted learned tail, into the slot's kstack
+ * from entry n on; returns how many (0: unknown, unwind). cast: how the
+ * words are read (bpf/kword.bpf.h) */
+#define TAIL_FIRST 0x8000u
+
+static __always_inline int tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast)
 {
-	u32 slot = slot_n & 1, n = slot_n >> 1, i, last;
+	u32 slot = slot_n & 1, n = (slot_n >> 1) & 0x3fff, i, last;
 	struct stack_tail *t = tail_of(ip);
 	u64 base = task_stack_base(), v, *ks;
 
@@ -92,7 +94,7 @@ static __always_inline int tail_read_of(struct session *s, u32 slot_n, u64 ip, u
 	if (!(t->from_base & (1u << last)) && sp - base != t->depth)
 		return 0;
 	if (!((t->uses + 1) & (TAIL_CHECK - 1))) {
-		if (!first)
+		if (!(slot_n & TAIL_FIRST))
 			t->uses++;
 		return 0;   /* checked by a real unwind (rs_tail_learn) */
 	}
@@ -109,11 +111,6 @@ static __always_inline int tail_read_of(struct session *s, u32 slot_n, u64 ip, u
 		ks[KIDX(n + i)] = t->f[i];
 	stat_inc(&stats.tails_read);
 	return t->n;
-}
-
-static __always_inline int tail_read(struct session *s, u32 slot_n, u64 ip, u64 sp, bool cast)
-{
-	return tail_read_of(s, slot_n, ip, sp, cast, false);
 }
 
 /* tail_read as BPF global functions (verified once): through the helper,
