@@ -990,10 +990,15 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
  * replaces the saved one at its next sibling's entry, and ends too deep to
  * be stitched); one that failed first higher up ends above. Dropped, its
  * deferred stack no longer goes on at every exit up to the session's end */
+static __always_inline bool saved_chain_ends(struct session *s, u32 d)
+{
+	return s->saved_depth && d + 2 <= s->saved_depth &&
+	       !(s->is_err && s->max_depth + 1 == s->saved_depth);
+}
+
 static __always_inline void saved_chain_exit(struct session *s, u32 d)
 {
-	if (s->saved_depth && d + 2 <= s->saved_depth &&
-	    !(s->is_err && s->max_depth + 1 == s->saved_depth)) {
+	if (saved_chain_ends(s, d)) {
 		s->saved_depth = s->saved_max_depth = 0;
 		s->pend_depth[(s->cur ^ 1) & 1] = -1;
 	}
@@ -1238,8 +1243,8 @@ __noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
 
 __noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q);
 __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q);
-/* rs_fexit_fail's answers: 0 for handle_exit, else done */
-enum { FEXIT_DONE = 1, FEXIT_ENDED = 2 /* the session ended: the caller closes it */ };
+/* rs_fexit_fail's answers: 0 for handle_exit, 1 done, and */
+enum { FEXIT_ENDED = 2 /* done, the session ended: the caller closes it */ };
 
 /* whether rs_fexit_fail took this failed exit (fexit_fast's first test):
  * in lean mode with deferred stacks (each a constant the verifier prunes
@@ -1464,15 +1469,15 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 	u64 now, *ks;
 	long err;
 
-	if (!s || !lean_calls || !defer_stacks || emit_trace || emit_success || emit_interim ||
-	    use_lbr || emit_ustack || !fexit_skip)
+	/* fexit_fail's, which tested s, fexit_skip and depth 1 */
+	if (!lean_calls || !defer_stacks || emit_success || emit_interim || use_lbr || emit_ustack)
 		return 0;
-	if (s->overflow_depth || s->depth != 1 || !s->is_err || s->frames[0].func_id != id)
+	if (s->overflow_depth || !s->is_err || s->frames[0].func_id != id)
 		return 0;
-	/* saved_chain_exit at frame 0 (is_err: what it tests of the current
-	 * chain), decided first: a dropped saved chain waits no more */
+	/* saved_chain_exit at frame 0, decided first (nothing it tests
+	 * changes before it runs below): a dropped saved chain waits no more */
 	cur = s->cur & 1;
-	drop = s->saved_depth >= 2 && s->max_depth + 1 != s->saved_depth;
+	drop = saved_chain_ends(s, 0);
 	p[0] = s->pend_depth[0];
 	p[1] = s->pend_depth[1];
 	if (drop)
@@ -1491,19 +1496,14 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 		/* fexit_rest's, the tail read */
 		ks = s->kstack[slot];
 		ks[KIDX(n)] = w.site;
-		s->kstack_sz[slot] = (n + cnt + 1) * 8;
-		s->pend_depth[slot] = -1;
-		stat_inc(&stats.stacks_completed);
+		chain_completed(s, slot, (n + cnt + 1) * 8);
 	}
 	now = bpf_ktime_get_ns();
 	f = &s->frames[0];
 	f->res = res;
 	f->lat_ns = now - f->lat_ns;
 	s->next_seq_id++;
-	if (drop) {
-		s->saved_depth = s->saved_max_depth = 0;
-		s->pend_depth[cur ^ 1] = -1;
-	}
+	saved_chain_exit(s, 0);
 	s->depth = 0;
 	if (duration_ns && f->lat_ns < duration_ns) {
 		flags = RS_SESS_IGNORED;

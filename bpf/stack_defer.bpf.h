@@ -622,6 +622,14 @@ static __always_inline bool fexit_keep(void *ctx, struct session *s, u32 slot, u
 	return k == FKEEP_KEPT || (k == FKEEP_UNWIND && fexit_short(ctx, s, slot, n, d, w));
 }
 
+/* slot's chain completed, its stack's bytes sz */
+static __always_inline void chain_completed(struct session *s, u32 slot, s32 sz)
+{
+	s->kstack_sz[slot & 1] = sz;
+	s->pend_depth[slot & 1] = -1;
+	stat_inc(&stats.stacks_completed);
+}
+
 /* the rest of slot's stack behind the n addresses kept, from the site of
  * the function whose exit this is on (trampoline frame w): its return
  * address and what follows read where learned unwinds found them
@@ -651,9 +659,7 @@ static __always_inline void fexit_rest(void *ctx, struct session *s, u32 slot, u
 		else if (sz >= 16)
 			rs_tail_learn(s, (slot & 1) | (n + 1) << 1, w->caller, (u32)sz / 8 - 1, w->sp);
 	}
-	s->kstack_sz[slot & 1] = n * 8 + (sz > 0 ? sz : 0);
-	s->pend_depth[slot & 1] = -1;
-	stat_inc(&stats.stacks_completed);
+	chain_completed(s, slot, n * 8 + (sz > 0 ? sz : 0));
 }
 
 /* fentry's rs_defer_first: the first failure of a chain at frame d */
