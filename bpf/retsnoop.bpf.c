@@ -68,6 +68,8 @@ struct rs_bpf_stats stats = {};
 struct session {
 	u64 owner;                   /* the task (bpf_get_current_task) whose open
 				      * session this is; 0 once closed */
+	u64 stack;                   /* and that task's stack base (0 once closed):
+				      * the fentry programs' check (session_on_stack) */
 	u32 slot;                    /* this slot's index */
 	s32 slow_at;                 /* the deepest frame whose exit a chain
 				      * waits for (pend_depth, saved_depth - 2;
@@ -335,6 +337,26 @@ static __always_inline struct session *session_cached(struct cpu_state *c, u64 t
 	return s;
 }
 
+/* session_cached for the fentry and fexit programs, without the task: the
+ * session the CPU's cache names when the program runs on that session's
+ * task's stack (ctx, in the trampoline's frame, lies less than TAIL_STACK
+ * above the stack base the session keeps), else NULL. A task's stack is
+ * its own while it lives, and its session is closed (stack 0) before the
+ * stack is freed (rs_task_exit), so the stack names the task as the owner
+ * does, for the cost of two loads (ctx_addr), no helper call. On another
+ * stack (an interrupt's) or further up a larger stack than TAIL_STACK,
+ * NULL: the whole path then looks by the task (session_cached), so that a
+ * call there is tracked as it always was */
+static __always_inline struct session *session_on_stack(struct cpu_state *c, void *ctx)
+{
+	u64 p = ctx_addr(ctx, c);
+	struct session *s = bpf_map_lookup_elem(&sess_slots, &c->slot);
+
+	if (!s || p - s->stack >= TAIL_STACK)
+		return NULL;
+	return s;
+}
+
 /* the CPU's cache names the current task's session in slot */
 static __always_inline void cache_set(struct cpu_state *c, struct task_struct *t, u64 task, u32 slot)
 {
@@ -452,6 +474,7 @@ static __always_inline struct session *session_take(struct cpu_state *c, u64 tas
 static __always_inline void session_close(struct cpu_state *c, struct session *s)
 {
 	s->owner = 0;
+	s->stack = 0;
 	slot_put(c, s->slot);
 }
 
@@ -975,6 +998,7 @@ static __always_inline void session_open(struct session *s, u64 pid_tgid)
 	/* both names read through the task's BTF pointer: plain loads, no
 	 * helper call (a comm is NUL-padded to its 16 bytes) */
 	t = bpf_get_current_task_btf();
+	s->stack = (u64)t->stack;
 	__builtin_memcpy(s->task_comm, t->comm, sizeof(s->task_comm));
 	t = t->group_leader;
 	__builtin_memcpy(s->proc_comm, t->comm, sizeof(s->proc_comm));
@@ -1769,6 +1793,62 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 	}
 }
 
+/* handle_entry and handle_exit outlined: static subprograms (verified in
+ * their caller's state, as inline code is), so that the front ends' own
+ * code, whose common path calls neither, holds fewer values across calls:
+ * the JIT saves and restores every callee-saved register a program's body
+ * uses, on every run, whichever path it takes. handle_exit's CPU state
+ * and task are read again there (a slow path), one copy per context kind */
+static __noinline bool entry_whole(void *ctx, struct cpu_state *c, struct session *s, u64 task,
+				   u64 cookie)
+{
+	return handle_entry(ctx, c, s, task, cookie);
+}
+
+/* an fentry clone's: the task read here, and its session looked up by it
+ * (session_on_stack found none: see there) */
+static __noinline bool entry_whole_clone(void *ctx, struct cpu_state *c, u64 cookie)
+{
+	u64 task = bpf_get_current_task();
+
+	return handle_entry(ctx, c, session_cached(c, task), task, cookie);
+}
+
+/* the traced call's result, read again here: the registers', or
+ * through the helper for fexit (the clones' direct read, patched by the
+ * recorder, stays one site: fexit_ret) */
+#define EXIT_WHOLE(name, kctx)								\
+static __noinline int name(void *ctx, struct session *s, u64 cookie)			\
+{											\
+	struct cpu_state *c = cpu_state_get();						\
+	u64 res, task = bpf_get_current_task();						\
+											\
+	if ((kctx) & CTX_REGS) {							\
+		res = PT_REGS_RC((struct pt_regs *)ctx);				\
+	} else {									\
+		bpf_get_func_ret(ctx, &res);						\
+		s = session_cached(c, task);   /* session_on_stack's NULL */		\
+	}										\
+	handle_exit(ctx, c, s, task, cookie, (s64)res, kctx);				\
+	return 0;									\
+}
+EXIT_WHOLE(exit_whole_args, CTX_ARGS)
+EXIT_WHOLE(exit_whole_cast, CTX_ARGS | CTX_CAST)
+EXIT_WHOLE(exit_whole_regs, CTX_REGS)
+EXIT_WHOLE(exit_whole_regs_cast, CTX_REGS | CTX_CAST)
+
+static __always_inline void exit_whole(void *ctx, struct session *s, u64 cookie, u32 kctx)
+{
+	if (kctx == CTX_ARGS)
+		exit_whole_args(ctx, s, cookie);
+	else if (kctx == (CTX_ARGS | CTX_CAST))
+		exit_whole_cast(ctx, s, cookie);
+	else if (kctx == CTX_REGS)
+		exit_whole_regs(ctx, s, cookie);
+	else
+		exit_whole_regs_cast(ctx, s, cookie);
+}
+
 /* the current task (bpf_get_current_task), read by the front ends
  * first: after that helper call the fast paths call none, or only the
  * clock, so their values need not be kept across calls (spilled to the
@@ -1803,16 +1883,37 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u
 {
 	struct session *s;
 
-	if (use_lbr)
-		task = bpf_get_current_task();
-	s = session_cached(c, task);
-	if (clone)
+	if (clone) {
+		s = session_on_stack(c, ctx);
 		cookie = fentry_func_cookie();
+	} else {
+		if (use_lbr)
+			task = bpf_get_current_task();
+		s = session_cached(c, task);
+	}
 	if (fast_entry(s, cookie))
 		return true;
 	if (clone)
-		task = bpf_get_current_task();
-	return handle_entry(ctx, c, s, task, cookie);
+		return entry_whole_clone(ctx, c, cookie);
+	return entry_whole(ctx, c, s, task, cookie);
+}
+
+/* the traced function's return value: loaded from its slot in the
+ * context where the recorder patched that in (RS_CLONE_RET_MAGIC; stored
+ * and read back so that a pointer the verifier types by BTF is a number),
+ * else through the helper (which never fails in fexit) */
+static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
+{
+	u64 ret, direct;
+
+	asm volatile("%0 = %1" : "=r"(direct) : "i"(RS_CLONE_RET_MAGIC));
+	if ((kctx & CTX_CAST) && direct) {
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(ret) : "r"(ctx), "i"(RS_CLONE_RET_OFF_MAGIC));
+		*(volatile u64 *)&c->scratch = ret;
+		return *(volatile u64 *)&c->scratch;
+	}
+	bpf_get_func_ret(ctx, &ret);
+	return ret;
 }
 
 /* cookie: the kprobe front ends' (an fexit clone's is read here, as in
@@ -1831,19 +1932,29 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 
 		if (lb)
 			lb->sz = bpf_get_branch_snapshot(lb->e, sizeof(lb->e), 0);
-		task = bpf_get_current_task();
+		if (kctx & CTX_REGS)   /* fexit's needs none: session_on_stack */
+			task = bpf_get_current_task();
 	}
-	s = session_cached(c, task);
-	if (!(kctx & CTX_REGS))   /* an fexit clone's: as in on_entry */
+	if (!(kctx & CTX_REGS))
+		s = session_on_stack(c, ctx);
+	else
+		s = session_cached(c, task);
+	/* the result read here, not kept across the lookup: the registers'
+	 * or fexit's; an fexit clone's cookie as in on_entry */
+	if (!(kctx & CTX_REGS)) {
+		res = (s64)fexit_ret(ctx, c, kctx);   /* first: may be a call */
 		cookie = fentry_func_cookie();
-	else   /* the registers' result read here: not kept across the lookup */
+	} else {
 		res = (s64)PT_REGS_RC((struct pt_regs *)ctx);
+	}
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
 	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
 		  fexit_fast_of(ctx, c, s, cookie, res, kctx)))
 		return;
-	handle_exit(ctx, c, s, task, cookie, res, kctx);
+	if (!(kctx & CTX_REGS))   /* read again: not kept across rs_fexit_fail */
+		cookie = fentry_func_cookie();
+	exit_whole(ctx, s, cookie, kctx);
 }
 
 #include "probes.bpf.h"
@@ -1942,42 +2053,23 @@ int rs_kexit(struct pt_regs *ctx)
 SEC("fentry")
 int rs_fentry(u64 *ctx)
 {
-	u64 task = task_early();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_entry(ctx, c, task, 0, true);
+	on_entry(ctx, c, 0, 0, true);   /* no task: session_on_stack */
 	guard_exit(c);
 	return 0;
 }
 
-/* the traced function's return value: loaded from its slot in the
- * context where the recorder patched that in (RS_CLONE_RET_MAGIC; stored
- * and read back so that a pointer the verifier types by BTF is a number),
- * else through the helper (which never fails in fexit) */
-static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
-{
-	u64 ret, direct;
-
-	asm volatile("%0 = %1" : "=r"(direct) : "i"(RS_CLONE_RET_MAGIC));
-	if ((kctx & CTX_CAST) && direct) {
-		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(ret) : "r"(ctx), "i"(RS_CLONE_RET_OFF_MAGIC));
-		*(volatile u64 *)&c->scratch = ret;
-		return *(volatile u64 *)&c->scratch;
-	}
-	bpf_get_func_ret(ctx, &ret);
-	return ret;
-}
-
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
-	u64 task = task_early();
 	struct cpu_state *c;
 
 	if (!(c = guard_enter()))
 		return 0;
-	on_exit(ctx, c, task, 0, (s64)fexit_ret(ctx, c, kctx), kctx);
+	/* the task: read by on_exit (session_cached_now) */
+	on_exit(ctx, c, 0, 0, 0, kctx);
 	guard_exit(c);
 	return 0;
 }
