@@ -349,10 +349,10 @@ static __always_inline struct session *session_cached(struct cpu_state *c, u64 t
  * call there is tracked as it always was */
 static __always_inline struct session *session_on_stack(struct cpu_state *c, void *ctx)
 {
-	u64 p = ctx_addr(ctx, c);
 	struct session *s = bpf_map_lookup_elem(&sess_slots, &c->slot);
 
-	if (!s || p - s->stack >= TAIL_STACK)
+	/* ctx's address taken after the lookup's call: not kept across it */
+	if (!s || ctx_addr(ctx, c) - s->stack >= TAIL_STACK)
 		return NULL;
 	return s;
 }
@@ -1274,7 +1274,7 @@ enum { FEXIT_ENDED = 2 /* done, the session ended: the caller closes it */ };
  * in lean mode with deferred stacks (each a constant the verifier prunes
  * by, in each clone); fx: the clone's flags, as in fexit_fast */
 static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct session *s,
-					  u64 cookie, s64 res, u32 fx, u32 kctx)
+					  u64 cookie, s64 res, u32 fx, u32 ak, u32 kctx)
 {
 	u64 q;
 	int r;
@@ -1285,9 +1285,12 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 	 * session's end, d 0, too: fexit_end), none made twice */
 	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
-	q = fexit_frame_addr_c(ctx, c);
-	if (!q)
+	/* the trampoline's frame past the arguments, their count patched in
+	 * (ak, RS_CLONE_ARGS_MAGIC's: no helper call here; 0 where not known:
+	 * the whole path finds it, fexit_frame_addr) */
+	if (!ak)
 		return false;
+	q = ctx_addr(ctx, c) + (u64)(ak - 1) * 8;
 	r = (kctx & CTX_CAST) ? rs_fexit_fail_cast(s, (u32)cookie, res, q) :
 				rs_fexit_fail(s, (u32)cookie, res, q);
 	if (r == FEXIT_ENDED)
@@ -1310,7 +1313,7 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
  * fx: the function's RS_FUNC_CANT_FAIL, _NEEDS_SIGN_EXT and _RET_PTR
  * flags, a constant in each copy (fexit_fast_of) */
 static __always_inline bool fexit_fast(void *ctx, struct cpu_state *c, struct session *s,
-				      u64 cookie, s64 res, u32 fx, u32 kctx)
+				      u64 cookie, s64 res, u32 fx, u32 ak, u32 kctx)
 {
 	u32 id = (u32)cookie, d;
 	struct rs_frame *f;
@@ -1323,7 +1326,7 @@ static __always_inline bool fexit_fast(void *ctx, struct cpu_state *c, struct se
 	 * below and in fexit_fail_of rather than once above: once measured
 	 * +0.7 instructions per call on succeeding exits (clang's registers) */
 	if (is_failure(fx, (fx & RS_FUNC_NEEDS_SIGN_EXT) ? (s64)(s32)res : res))
-		return fexit_fail_of(ctx, c, s, cookie, res, fx, kctx);
+		return fexit_fail_of(ctx, c, s, cookie, res, fx, ak, kctx);
 	/* slow_at: at least 0, the entry function's exit (and one with no
 	 * frame, d -1) ending the session; the largest s32 while
 	 * overflow_depth counts untracked calls (hold_sync) */
@@ -1583,23 +1586,26 @@ __noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
 static __always_inline bool fexit_fast_of(void *ctx, struct cpu_state *c, struct session *s,
 					 u64 cookie, s64 res, u32 kctx)
 {
-	u32 fx;
+	u32 fx, ak;
 
 	asm volatile("%0 = %1" : "=r"(fx) : "i"(RS_CLONE_FLAGS_MAGIC));
+	/* the argument registers + 1 (fexit_fail_of), read once here: the
+	 * recorder patches the one copy */
+	asm volatile("%0 = %1" : "=r"(ak) : "i"(RS_CLONE_ARGS_MAGIC));
 
 	switch (fx) {
 	case 0:
-		return fexit_fast(ctx, c, s, cookie, res, 0, kctx);
+		return fexit_fast(ctx, c, s, cookie, res, 0, ak, kctx);
 	case RS_FUNC_RET_PTR:
-		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_RET_PTR, kctx);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_RET_PTR, ak, kctx);
 	case RS_FUNC_NEEDS_SIGN_EXT:
-		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_NEEDS_SIGN_EXT, kctx);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_NEEDS_SIGN_EXT, ak, kctx);
 	case RS_FUNC_CANT_FAIL:
-		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_CANT_FAIL, kctx);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_CANT_FAIL, ak, kctx);
 	case RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT:
-		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT, kctx);
+		return fexit_fast(ctx, c, s, cookie, res, RS_FUNC_CANT_FAIL | RS_FUNC_NEEDS_SIGN_EXT, ak, kctx);
 	default:
-		return fexit_fast(ctx, c, s, cookie, res, fx, kctx);
+		return fexit_fast(ctx, c, s, cookie, res, fx, ak, kctx);
 	}
 }
 

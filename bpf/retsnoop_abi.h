@@ -106,6 +106,15 @@ struct rs_func_range {
 #define RS_CLONE_RET_MAGIC 0x5e7c0de1
 #define RS_CLONE_RET_OFF_MAGIC 0x7ab8
 
+/* fentry mode, the fexit template: its function's argument registers + 1
+ * (record/func_flags.c btf_func_arg_regs; 0: not known) in place of this
+ * 32-bit move immediate (once in the template), so that a failed exit
+ * finds the trampoline's frame past the arguments without
+ * bpf_get_func_arg_cnt (a helper call to clang: the values live across it
+ * take callee-saved registers the common exit then saves too) */
+#define RS_CLONE_ARGS_MAGIC 0x5e7ca125
+#define RS_CLONE_ARGS(regs) ((regs) >= 0 ? (uint32_t)(regs) + 1 : 0u)
+
 enum rs_rec_type {
 	RS_REC_SESSION_START = 1, /* a session began (only with -T) */
 	RS_REC_SESSION_END   = 2, /* final / interim stack snapshot */

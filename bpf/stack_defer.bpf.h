@@ -364,8 +364,7 @@ static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, b
 
 	if (!q)
 		return false;
-	w->site = kword(q + 16, cast);
-	w->caller = kword(q + 24, cast);
+	kword_pair(q + 16, &w->site, &w->caller, cast);
 	w->sp = q + 32;
 	if (!w->caller)
 		return false;

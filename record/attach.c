@@ -142,11 +142,13 @@ static int templates_cookie(struct tracer *t, const struct selection *sel)
 		cookie_sites_set(v, &t->cookie_at[k], cookie0);
 		if (k == 1) {
 			t->flags_at = insn_at(v, cnt, is_flags_magic);
-			if (t->flags_at < 0) {
+			t->args_at = insn_at(v, cnt, is_args_magic);
+			if (t->flags_at < 0 || t->args_at < 0) {
 				free(v);
 				return -EINVAL;
 			}
 			v[t->flags_at].imm = RS_CLONE_FLAGS(sel->v[0].flags);
+			v[t->args_at].imm = (int32_t)RS_CLONE_ARGS(sel->v[0].arg_regs);
 			template_ret(t, v, cnt);
 		}
 		err = bpf_program__set_insns(tmpl[k], v, cnt);   /* libbpf copies them */
@@ -321,7 +323,7 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	memset(t, 0, sizeof(*t));
 	t->mode = mode;
 	t->session_fd = -1;
-	t->ret_at = t->ret_off_at = t->flags_at = -1;
+	t->ret_at = t->ret_off_at = t->flags_at = t->args_at = -1;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	if (tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
 		return -1;
@@ -763,23 +765,28 @@ static bool clone_ret_direct(const struct tracer *t, struct bpf_insn *v, size_t 
 	return true;
 }
 
-/* an fexit clone's flags (templates_cookie) from its cookie; false when
- * the template does not hold the move where it was found */
-static bool clone_flags(const struct tracer *t, struct bpf_insn *v, size_t cnt, uint64_t cookie)
+/* an fexit clone's flags from its cookie and its argument registers
+ * (templates_cookie); false when the template does not hold the moves
+ * where they were found */
+static bool clone_flags(const struct tracer *t, struct bpf_insn *v, size_t cnt, uint64_t cookie,
+			int arg_regs)
 {
-	if (t->flags_at < 0 || (size_t)t->flags_at >= cnt || !is_ret_mov(&v[t->flags_at]))
+	if (t->flags_at < 0 || (size_t)t->flags_at >= cnt || !is_ret_mov(&v[t->flags_at]) ||
+	    t->args_at < 0 || (size_t)t->args_at >= cnt || !is_ret_mov(&v[t->args_at]))
 		return false;
 	v[t->flags_at].imm = RS_CLONE_FLAGS((uint32_t)(cookie >> 32));
+	v[t->args_at].imm = (int32_t)RS_CLONE_ARGS(arg_regs);
 	return true;
 }
 
 /* ret_slot: the fexit clone's return slot (btf_func_ret_slot), -1 for
- * none and for fentry; *direct: the clone loaded reads it directly (one
- * the kernel refuses so is loaded again with the helper's read) */
+ * none and for fentry, arg_regs its btf_func_arg_regs; *direct: the clone
+ * loaded reads it directly (one the kernel refuses so is loaded again with
+ * the helper's read) */
 static int clone_attach(const struct tracer *t, struct bpf_program *tmpl,
 			const struct cookie_sites *cs, uint64_t cookie0, enum bpf_attach_type type,
-			int btf_id, uint64_t cookie, bool with_btf, int ret_slot, bool *direct,
-			int *prog_fd, int *link_fd)
+			int btf_id, uint64_t cookie, bool with_btf, int ret_slot, int arg_regs,
+			bool *direct, int *prog_fd, int *link_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id);
 	struct bpf_insn *insns = clone_insns(tmpl, cs, cookie0, cookie);
@@ -790,7 +797,7 @@ static int clone_attach(const struct tracer *t, struct bpf_program *tmpl,
 	*direct = false;
 	if (!insns)
 		return -1;
-	if (type == BPF_TRACE_FEXIT && !clone_flags(t, insns, cnt, cookie)) {
+	if (type == BPF_TRACE_FEXIT && !clone_flags(t, insns, cnt, cookie, arg_regs)) {
 		free(insns);
 		errno = EINVAL;
 		return -1;
@@ -853,11 +860,12 @@ static int attach_fentry_one(struct tracer *t, const struct selection *sel, size
 		return 0;
 	}
 	if (clone_attach(t, px, &t->cookie_at[1], cookie0, BPF_TRACE_FEXIT, sel->v[i].btf_id, cookie,
-			 t->skel->rodata->defer_stacks, sel->v[i].ret_slot, &direct, &pfx, &lfx))
+			 t->skel->rodata->defer_stacks, sel->v[i].ret_slot, sel->v[i].arg_regs, &direct,
+			 &pfx, &lfx))
 		return -1;
 	t->ret_direct += direct;
 	if (clone_attach(t, pe, &t->cookie_at[0], cookie0, BPF_TRACE_FENTRY, sel->v[i].btf_id, cookie,
-			 t->skel->rodata->capture_args, -1, &direct, &pfe, &lfe)) {
+			 t->skel->rodata->capture_args, -1, -1, &direct, &pfe, &lfe)) {
 		e = errno;
 		close(lfx);
 		close(pfx);

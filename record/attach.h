@@ -41,6 +41,7 @@ struct tracer {
 	long flags_at;            /* fentry mode: the index of the fexit template's
 				   * RS_CLONE_FLAGS_MAGIC move (function 0's there,
 				   * patched per clone) */
+	long args_at;             /* and of its RS_CLONE_ARGS_MAGIC move (the same) */
 	size_t ret_direct;        /* fexit clones that read their return value directly */
 	int session_fd;           /* its link, else -1 */
 	size_t attached, failed;

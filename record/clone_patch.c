@@ -81,6 +81,13 @@ bool is_ret_off_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 	return v[i].code == (BPF_LDX | BPF_MEM | BPF_DW) && v[i].off == RS_CLONE_RET_OFF_MAGIC;
 }
 
+/* RS_CLONE_ARGS_MAGIC's move (bpf/retsnoop.bpf.c fexit_frame_fast) */
+bool is_args_magic(const struct bpf_insn *v, size_t cnt, size_t i)
+{
+	(void)cnt;
+	return is_ret_mov(&v[i]) && (uint32_t)v[i].imm == RS_CLONE_ARGS_MAGIC;
+}
+
 /* RS_CLONE_FLAGS_MAGIC's move (bpf/retsnoop.bpf.c fexit_fast_of) */
 bool is_flags_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 {

@@ -35,14 +35,16 @@ bool cookie_sites_find(const struct bpf_insn *v, size_t cnt, struct cookie_sites
 /* each of cs's immediates set to val */
 void cookie_sites_set(struct bpf_insn *v, const struct cookie_sites *cs, uint64_t val);
 
-/* a 64-bit move of an immediate: the form of RS_CLONE_RET_MAGIC's and
- * RS_CLONE_FLAGS_MAGIC's (whatever value either has been patched to) */
+/* a 64-bit move of an immediate: the form of RS_CLONE_RET_MAGIC's,
+ * RS_CLONE_FLAGS_MAGIC's and RS_CLONE_ARGS_MAGIC's (whatever value each
+ * has been patched to) */
 bool is_ret_mov(const struct bpf_insn *in);
 
 /* insn_at's tests: RS_CLONE_RET_MAGIC's move, RS_CLONE_RET_OFF_MAGIC's
- * load, RS_CLONE_FLAGS_MAGIC's move, as built */
+ * load, RS_CLONE_FLAGS_MAGIC's and RS_CLONE_ARGS_MAGIC's moves, as built */
 bool is_ret_magic(const struct bpf_insn *v, size_t cnt, size_t i);
 bool is_ret_off_magic(const struct bpf_insn *v, size_t cnt, size_t i);
 bool is_flags_magic(const struct bpf_insn *v, size_t cnt, size_t i);
+bool is_args_magic(const struct bpf_insn *v, size_t cnt, size_t i);
 
 #endif

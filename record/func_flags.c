@@ -103,6 +103,24 @@ static bool ptr_target_ok(const struct btf *btf, int id)
 	return !id || (t && (btf_is_int(t) || btf_is_struct(t) || btf_is_union(t)));
 }
 
+int btf_func_arg_regs(const struct btf *btf, int func_id)
+{
+	const struct btf_type *fn = btf ? btf__type_by_id(btf, func_id) : NULL, *proto;
+	const struct btf_param *p;
+
+	if (!fn || !btf_is_func(fn) || !(proto = btf__type_by_id(btf, fn->type)) ||
+	    !btf_is_func_proto(proto) || btf_vlen(proto) > 6)
+		return -1;
+	p = btf_params(proto);
+	for (int i = 0; i < btf_vlen(proto); i++) {
+		long sz = p[i].type ? btf__resolve_size(btf, p[i].type) : -1;   /* 0: variadic */
+
+		if (sz <= 0 || sz > 8)
+			return -1;
+	}
+	return btf_vlen(proto);
+}
+
 int btf_func_ret_slot(const struct btf *btf, int func_id)
 {
 	const struct btf_type *fn = btf ? btf__type_by_id(btf, func_id) : NULL, *proto, *t;

@@ -20,6 +20,11 @@ uint32_t btf_func_flags(const struct btf *btf, int func_id);
  * a union, void or an integer; at most six argument registers), else -1:
  * read through bpf_get_func_ret */
 int btf_func_ret_slot(const struct btf *btf, int func_id);
+/* fexit: how many argument registers function FUNC_ID's arguments take
+ * where each takes one (every argument an integer, an enum or a pointer
+ * of at most 8 bytes, at most six of them), else -1: the trampoline's
+ * frame past them is then found through bpf_get_func_arg_cnt */
+int btf_func_arg_regs(const struct btf *btf, int func_id);
 /* flags for a traceable function that has no BTF: assumed int */
 #define FUNC_FLAGS_NO_BTF RS_FUNC_NEEDS_SIGN_EXT
 

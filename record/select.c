@@ -321,7 +321,7 @@ static int read_traceable(struct tentry **out, size_t *nout, char **textp, char 
 }
 
 static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint32_t flags, int btf_id,
-		    int ret_slot)
+		    int ret_slot, int arg_regs)
 {
 	if (array_grow((void **)&s->v, s->n, cap, sizeof(*s->v), 256))
 		return -1;
@@ -331,6 +331,7 @@ static int add_func(struct selection *s, size_t *cap, const struct ksym *k, uint
 	s->v[s->n].flags = flags;
 	s->v[s->n].btf_id = btf_id;
 	s->v[s->n].ret_slot = ret_slot;
+	s->v[s->n].arg_regs = arg_regs;
 	s->n++;
 	return 0;
 }
@@ -409,7 +410,8 @@ static int consider(struct select_ctx *c, const struct tentry *t, struct selecti
 			allow_counts[g]++;
 	for (size_t j = 0; j < cnt; j++)
 		if (add_func(out, &c->cap, hits[j], flags, btf_id,
-			     btf_id ? btf_func_ret_slot(c->btf, btf_id) : -1))
+			     btf_id ? btf_func_ret_slot(c->btf, btf_id) : -1,
+			     btf_id ? btf_func_arg_regs(c->btf, btf_id) : -1))
 			return -1;
 	return 0;
 }

@@ -19,6 +19,7 @@ struct traced_func {
 	uint32_t flags;        /* enum rs_func_flags */
 	int btf_id;            /* 0: no BTF */
 	int ret_slot;          /* fexit: btf_func_ret_slot, -1: none */
+	int arg_regs;          /* fexit: btf_func_arg_regs, -1: unknown */
 };
 
 /* something worth saying about a glob: an -a/-d glob that matched nothing

@@ -69,7 +69,7 @@ static bool have_group(const struct selection *out, const char *name, const char
 }
 
 static int add_instance(struct exact_ctx *c, struct selection *out, const struct ksym *k,
-			uint32_t flags, int btf_id, int ret_slot)
+			uint32_t flags, int btf_id, int ret_slot, int arg_regs)
 {
 	struct traced_func *f;
 
@@ -82,6 +82,7 @@ static int add_instance(struct exact_ctx *c, struct selection *out, const struct
 	f->flags = flags;
 	f->btf_id = btf_id;
 	f->ret_slot = ret_slot;
+	f->arg_regs = arg_regs;
 	out->n++;
 	return f->name && (!k->module || f->module) ? 0 : -1;
 }
@@ -121,7 +122,8 @@ static int take_group(struct exact_ctx *c, const struct ksym *k, struct selectio
 			c->hits[EXACT_MAX_GLOBS + g]++;
 	for (size_t j = 0; j < cnt; j++)
 		if (add_instance(c, out, inst[j], flags, btf_id,
-				 btf_id ? btf_func_ret_slot(c->btf, btf_id) : -1))
+				 btf_id ? btf_func_ret_slot(c->btf, btf_id) : -1,
+				 btf_id ? btf_func_arg_regs(c->btf, btf_id) : -1))
 			return -1;
 	return 0;
 }

@@ -20,8 +20,8 @@ static void mov(struct bpf_insn *v, int at, int32_t imm)
 }
 
 /* a template as clang may lay one out: the cookie's load copied into two
- * paths, the return read's move and load, the flags' move, a 16-byte
- * load of another value between them */
+ * paths, the return read's move and load, the flags' and the argument
+ * registers' moves, a 16-byte load of another value between them */
 static int template(struct bpf_insn *v)
 {
 	int n = 0;
@@ -37,6 +37,7 @@ static int template(struct bpf_insn *v)
 	mov(v, n++, (int32_t)RS_CLONE_FLAGS_MAGIC);
 	ldimm(v, n, RS_CLONE_COOKIE_MAGIC);
 	n += 2;
+	mov(v, n++, (int32_t)RS_CLONE_ARGS_MAGIC);
 	v[n++] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
 	return n;
 }
@@ -103,8 +104,12 @@ static void test_one_move_each(void)
 	CHECK_INT(insn_at(v, (size_t)n, is_ret_magic), 3);
 	CHECK_INT(insn_at(v, (size_t)n, is_ret_off_magic), 4);
 	CHECK_INT(insn_at(v, (size_t)n, is_flags_magic), 7);
+	CHECK_INT(insn_at(v, (size_t)n, is_args_magic), 10);
 	CHECK(is_ret_mov(&v[7]));
+	CHECK(is_ret_mov(&v[10]));
 	CHECK(!is_ret_mov(&v[4]));
+	mov(v, 0, (int32_t)RS_CLONE_ARGS_MAGIC);
+	CHECK_INT(insn_at(v, (size_t)n, is_args_magic), -1);
 	mov(v, n - 1, (int32_t)RS_CLONE_FLAGS_MAGIC);
 	CHECK_INT(insn_at(v, (size_t)n, is_flags_magic), -1);
 	CHECK_INT(insn_at(v, 1, is_ret_magic), -1);

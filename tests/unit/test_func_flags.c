@@ -92,6 +92,20 @@ static void test_ret_slot(void)
 	/* not a function, no BTF */
 	CHECK_INT(btf_func_ret_slot(btf, t_int), -1);
 	CHECK_INT(btf_func_ret_slot(NULL, fn), -1);
+
+	/* the argument registers where each argument takes one, whatever
+	 * the return type: none for a 16-byte struct, a larger one, more
+	 * than six, a variadic function, no function */
+	CHECK_INT(btf_func_arg_regs(btf, add_func("a_void", 0, 3, t_int)), 3);
+	CHECK_INT(btf_func_arg_regs(btf, add_func("a_none", t_int, 0, 0)), 0);
+	CHECK_INT(btf_func_arg_regs(btf, add_func("a_ptrs", ppst, 2, pst)), 2);
+	CHECK_INT(btf_func_arg_regs(btf, add_func("a_six", t_int, 6, t_bool)), 6);
+	CHECK_INT(btf_func_arg_regs(btf, add_func("a_pair", t_int, 2, st)), -1);
+	CHECK_INT(btf_func_arg_regs(btf, add_func("a_big", t_int, 1, big)), -1);
+	CHECK_INT(btf_func_arg_regs(btf, add_func("a_seven", t_int, 7, t_u64)), -1);
+	CHECK_INT(btf_func_arg_regs(btf, fn), -1);
+	CHECK_INT(btf_func_arg_regs(btf, t_int), -1);
+	CHECK_INT(btf_func_arg_regs(NULL, fn), -1);
 }
 
 static void test_helpers(void)
