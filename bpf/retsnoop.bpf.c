@@ -1265,12 +1265,11 @@ __noinline int rs_fexit_swallow(struct session *s, u32 id, s64 res, u32 fx)
 	return 1;
 }
 
-__noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q);
-__noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q);
-/* rs_fexit_fail's answers: 0 for handle_exit, 1 done, and */
+static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q, bool cast);
+/* fexit_fail's answers: 0 for handle_exit, 1 done, and */
 enum { FEXIT_ENDED = 2 /* done, the session ended: the caller closes it */ };
 
-/* whether rs_fexit_fail took this failed exit (fexit_fast's first test):
+/* whether fexit_fail took this failed exit (fexit_fast's first test):
  * in lean mode with deferred stacks (each a constant the verifier prunes
  * by, in each clone); fx: the clone's flags, as in fexit_fast */
 static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct session *s,
@@ -1281,7 +1280,7 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 
 	if (!lean_calls || !defer_stacks || !s)
 		return false;
-	/* every test of the session's state is rs_fexit_fail's (one for the
+	/* every test of the session's state is fexit_fail's (one for the
 	 * session's end, d 0, too: fexit_end), none made twice */
 	if (fx & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
@@ -1291,8 +1290,7 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 	if (!ak)
 		return false;
 	q = ctx_addr(ctx, c) + (u64)(ak - 1) * 8;
-	r = (kctx & CTX_CAST) ? rs_fexit_fail_cast(s, (u32)cookie, res, q) :
-				rs_fexit_fail(s, (u32)cookie, res, q);
+	r = fexit_fail(s, (u32)cookie, res, q, kctx & CTX_CAST);
 	if (r == FEXIT_ENDED)
 		session_close(c, s);
 	return r;
@@ -1302,9 +1300,12 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
  * they are (it did not fail, and no chain waits for it or for a frame
  * above: slow_at; else rs_fexit_swallow), its frame popped and its result
  * kept, as in fast_exit. A failure is tested first and goes to
- * rs_fexit_fail (fexit_fail_of), a global function: all of it inline here
- * saved 1.4 instructions per call and made each clone's verification a
- * third longer.
+ * fexit_fail (fexit_fail_of), inline: as a global function (verified once)
+ * its call, prologue and tests cost the failing exits more than the
+ * fourth callee-saved register the clones save inline costs every exit
+ * (insn_profile: -8.9 instructions per traced call on failing calls,
+ * -1.3 on succeeding ones), and the clones' verification is no longer
+ * (its paths are those of a clone's flags only).
  * Everything else goes to handle_exit: fentry's deferral inline in the
  * fast exit made each clone a third larger and its load (verification)
  * slower, +21% start-up for 77 functions, for 3% on failing calls, and
@@ -1321,7 +1322,7 @@ static __always_inline bool fexit_fast(void *ctx, struct cpu_state *c, struct se
 
 	if (!lean_calls || !s)   /* id, s: as in fast_entry */
 		return false;
-	/* a failure first, straight to rs_fexit_fail (fexit_fail_of): none
+	/* a failure first, straight to fexit_fail (fexit_fail_of): none
 	 * of the tests below is its. The sign extension is made here, again
 	 * below and in fexit_fail_of rather than once above: once measured
 	 * +0.7 instructions per call on succeeding exits (clang's registers) */
@@ -1544,9 +1545,8 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 
 /* fentry's failed call, fast where it can be: a chain's first failure
  * (fexit_first, fexit_first_stitched), its next step (fexit_chain), the
- * session's end (fexit_end: FEXIT_ENDED); 0 for handle_exit. Called as
- * rs_fexit_fail, a global function: verified once, and the clones' fast
- * exit keeps its registers */
+ * session's end (fexit_end: FEXIT_ENDED); 0 for handle_exit. Inline in
+ * the clones (fexit_fast) */
 static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q, bool cast)
 {
 	struct rs_frame *f;
@@ -1567,16 +1567,6 @@ static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q,
 	if (s->saved_depth && d + 2 == s->saved_depth)
 		return fexit_first_stitched(s, d, f, id, res, q, cast);
 	return fexit_first(s, d, f, id, res, q, cast);
-}
-
-__noinline int rs_fexit_fail(struct session *s, u32 id, s64 res, u64 q)
-{
-	return fexit_fail(s, id, res, q, false);
-}
-
-__noinline int rs_fexit_fail_cast(struct session *s, u32 id, s64 res, u64 q)
-{
-	return fexit_fail(s, id, res, q, true);
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them
@@ -1958,7 +1948,7 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
 		  fexit_fast_of(ctx, c, s, cookie, res, kctx)))
 		return;
-	if (!(kctx & CTX_REGS))   /* read again: not kept across rs_fexit_fail */
+	if (!(kctx & CTX_REGS))   /* read again: not kept across fexit_fail's calls */
 		cookie = fentry_func_cookie();
 	exit_whole(ctx, s, cookie, kctx);
 }

@@ -437,7 +437,7 @@ enum { FKEEP_WHOLE = -1, FKEEP_UNWIND = 0, FKEEP_KEPT = 1 };
 #define FKEEP_ARG(slot, n, d) (((slot) & 1) | ((n) & 0x3fff) << 1 | (d) << 16)
 #define FKEEP_NOT_PARENT 0x8000u
 
-/* fdefer_keep's common case, also inline in rs_fexit_fail's chain step
+/* fdefer_keep's common case, also inline in fexit_fail's chain step
  * (fexit_keep_one: no second global function call there): frame d
  * returned into its parent's code, so its site and return address are
  * kept behind the n of slot's chain, which waits for the parent's exit.

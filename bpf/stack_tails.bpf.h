@@ -71,7 +71,7 @@ static __always_inline u64 task_stack_base(void)
 }
 
 /* slot_n: (the slot of s->kstack) | (n << 1), and TAIL_FIRST for a read
- * whose 0 is followed by a second one (rs_fexit_fail's at the session's
+ * whose 0 is followed by a second one (fexit_fail's at the session's
  * end, then fexit_rest's, which unwinds): the read a check unwind is due
  * at is left uncounted there, so that the second read is the one that
  * answers 0 and the unwind comes. The frames of the stack at a return to

@@ -149,7 +149,7 @@ compare "" "M K F Fh" reads
 # (6.2+), unless -C bpf.rdonly-cast=false (bpf/kword.bpf.h)
 PLAIN="Deferred stacks read stack words as plain loads"
 # a learned tail is checked by a real unwind once in TAIL_CHECK (64) of a
-# CPU's reads, also where the session's end reads it first (rs_fexit_fail's
+# CPU's reads, also where the session's end reads it first (fexit_fail's
 # fast end, TAIL_FIRST): of 400 completions on at most 2 CPUs, at most 4 are
 # the learning unwinds, and at least 5 are checks
 read -r dd cc <<<"$(split_counts "$OUT/tchk.rsr")"
