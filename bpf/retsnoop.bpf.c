@@ -346,15 +346,24 @@ static __always_inline struct session *session_cached(struct cpu_state *c, u64 t
  * does, for the cost of two loads (ctx_addr), no helper call. On another
  * stack (an interrupt's) or further up a larger stack than TAIL_STACK,
  * NULL: the whole path then looks by the task (session_cached), so that a
- * call there is tracked as it always was */
-static __always_inline struct session *session_on_stack(struct cpu_state *c, void *ctx)
+ * call there is tracked as it always was (*slot_s: the slot's session
+ * whatever its stack, for session_of_task) */
+static __always_inline struct session *session_on_stack(struct cpu_state *c, void *ctx,
+							struct session **slot_s)
 {
 	struct session *s = bpf_map_lookup_elem(&sess_slots, &c->slot);
 
+	*slot_s = s;
 	/* ctx's address taken after the lookup's call: not kept across it */
 	if (!s || ctx_addr(ctx, c) - s->stack >= TAIL_STACK)
 		return NULL;
 	return s;
+}
+
+/* session_cached's answer from the slot session_on_stack looked up */
+static __always_inline struct session *session_of_task(struct session *slot_s, u64 task)
+{
+	return slot_s && slot_s->owner == task ? slot_s : NULL;
 }
 
 /* the CPU's cache names the current task's session in slot */
@@ -925,13 +934,13 @@ static __always_inline void hold_sync(struct session *s)
 {
 	s32 h;
 
+	/* every caller but overflow_sync runs with overflow_depth 0 (each
+	 * has tested it, or taken the path that only runs then) */
 	h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
 	if (s->saved_depth && (s32)s->saved_depth - 2 > h)
 		h = (s32)s->saved_depth - 2;
 	if (h < 0)
 		h = 0;
-	if (s->overflow_depth)
-		h = 0x7fffffff;
 	s->slow_at = h;
 }
 
@@ -940,7 +949,10 @@ static __always_inline void hold_sync(struct session *s)
 static __always_inline void overflow_sync(struct session *s)
 {
 	s->depth_lim = s->overflow_depth ? 0 : max_fstack_depth;
-	hold_sync(s);
+	if (s->overflow_depth)
+		s->slow_at = 0x7fffffff;
+	else
+		hold_sync(s);
 }
 
 /* the current error chain [depth, max_depth) is about to be overwritten:
@@ -969,7 +981,7 @@ static __always_inline void save_error_chain(struct session *s)
 		*saved_of(f) = *f;
 	}
 	s->saved_depth = d + 1;
-	s->saved_last_seq_id = s->next_seq_id ? s->next_seq_id - 1 : 0;
+	s->saved_last_seq_id = s->next_seq_id - 1;   /* the failed call's exit had one */
 	hold_sync(s);
 }
 
@@ -1375,7 +1387,7 @@ static __always_inline int fexit_first(struct session *s, u32 d, struct rs_frame
 	struct rs_func_range *pr;
 	u32 slot;
 
-	if ((s32)d <= s->slow_at || !fexit_frame_at(q, id, &w, cast))
+	if ((s32)d <= s->slow_at || !fexit_frame_at_c(q, id, &w, cast, true))
 		return 0;
 	/* into the parent's code, or into its trampoline when the parent
 	 * tail-called this function (as rs_fdefer_keep) */
@@ -1423,7 +1435,7 @@ static __always_inline int fexit_keep_one(struct session *s, u32 d, u32 id, u64 
 	if (p0 != sd && p1 != sd)
 		return 1;
 	slot = p0 == sd ? 0 : 1;
-	if (!fexit_frame_at(q, id, &w, cast))
+	if (!fexit_frame_at_c(q, id, &w, cast, true))
 		return 0;
 	/* its common case (into the parent's code) inline, the rest through
 	 * the global function, as handle_exit's deferral calls it: all of it
@@ -1497,7 +1509,7 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 	u64 now, *ks;
 	long err;
 
-	/* fexit_fail's, which tested s, fexit_skip and depth 1 */
+	/* fexit_fail's, which tested s, fexit_fast_ready and depth 1 */
 	if (!lean_calls || !defer_stacks || emit_success || emit_interim || use_lbr || emit_ustack)
 		return 0;
 	if (s->overflow_depth || !s->is_err || s->frames[0].func_id != id)
@@ -1516,7 +1528,7 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 	if (waits) {
 		slot = p[0] >= 0 ? 0 : 1;
 		n = s->pend_n[slot];
-		if (n > RS_MAX_KSTACK_DEPTH - 2 || !fexit_frame_at(q, id, &w, cast))
+		if (n > RS_MAX_KSTACK_DEPTH - 2 || !fexit_frame_at_c(q, id, &w, cast, true))
 			return 0;
 		cnt = tail_read_call(s, slot | (n + 1) << 1 | TAIL_FIRST, w.caller, w.sp, cast);
 		if (cnt <= 0)
@@ -1552,7 +1564,7 @@ static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q,
 	struct rs_frame *f;
 	u32 d;
 
-	if (!s || emit_trace || !fexit_skip)
+	if (!s || emit_trace || !fexit_fast_ready())
 		return 0;
 	if (s->depth == 1)
 		return fexit_end(s, id, res, q, cast);
@@ -1802,12 +1814,13 @@ static __noinline bool entry_whole(void *ctx, struct cpu_state *c, struct sessio
 }
 
 /* an fentry clone's: the task read here, and its session looked up by it
- * (session_on_stack found none: see there) */
-static __noinline bool entry_whole_clone(void *ctx, struct cpu_state *c, u64 cookie)
+ * (session_on_stack found none: see there; slot_s, its slot's session) */
+static __noinline bool entry_whole_clone(void *ctx, struct cpu_state *c, struct session *slot_s,
+					 u64 cookie)
 {
 	u64 task = bpf_get_current_task();
 
-	return handle_entry(ctx, c, session_cached(c, task), task, cookie);
+	return handle_entry(ctx, c, session_of_task(slot_s, task), task, cookie);
 }
 
 /* the traced call's result, read again here: the registers', or
@@ -1823,7 +1836,7 @@ static __noinline int name(void *ctx, struct session *s, u64 cookie)			\
 		res = PT_REGS_RC((struct pt_regs *)ctx);				\
 	} else {									\
 		bpf_get_func_ret(ctx, &res);						\
-		s = session_cached(c, task);   /* session_on_stack's NULL */		\
+		s = session_of_task(s, task);   /* session_on_stack's slot_s */		\
 	}										\
 	handle_exit(ctx, c, s, task, cookie, (s64)res, kctx);				\
 	return 0;									\
@@ -1877,10 +1890,10 @@ static __always_inline u64 fentry_func_cookie(void)
 static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u64 cookie,
 				     bool clone)
 {
-	struct session *s;
+	struct session *s, *slot_s = NULL;
 
 	if (clone) {
-		s = session_on_stack(c, ctx);
+		s = session_on_stack(c, ctx, &slot_s);
 		cookie = fentry_func_cookie();
 	} else {
 		if (use_lbr)
@@ -1890,7 +1903,7 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u
 	if (fast_entry(s, cookie))
 		return true;
 	if (clone)
-		return entry_whole_clone(ctx, c, cookie);
+		return entry_whole_clone(ctx, c, slot_s, cookie);
 	return entry_whole(ctx, c, s, task, cookie);
 }
 
@@ -1919,7 +1932,7 @@ static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
 static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u64 cookie, s64 res,
 				    u32 kctx)
 {
-	struct session *s;
+	struct session *s, *slot_s = NULL;
 
 	if (use_lbr) {
 		/* first: the branches before this exit, not ours */
@@ -1932,7 +1945,7 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 			task = bpf_get_current_task();
 	}
 	if (!(kctx & CTX_REGS))
-		s = session_on_stack(c, ctx);
+		s = session_on_stack(c, ctx, &slot_s);
 	else
 		s = session_cached(c, task);
 	/* the result read here, not kept across the lookup: the registers'
@@ -1950,7 +1963,8 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 		return;
 	if (!(kctx & CTX_REGS))   /* read again: not kept across fexit_fail's calls */
 		cookie = fentry_func_cookie();
-	exit_whole(ctx, s, cookie, kctx);
+	/* fexit's: the slot's session, checked against the task there */
+	exit_whole(ctx, (kctx & CTX_REGS) ? s : slot_s, cookie, kctx);
 }
 
 #include "probes.bpf.h"

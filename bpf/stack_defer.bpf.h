@@ -325,6 +325,9 @@ bool fexit_defer_broken = false;   /* a completed capture did not start at the s
  * later reads skip the function's range (a lookup and two compares on
  * every failing exit) */
 bool fexit_frame_ok = false;
+/* fexit_fail's precondition in one flag (fexit_fast_ready): fexit_skip
+ * learned, the layout checked, deferral on */
+bool fexit_fast_ok = false;
 
 /* the context's address as a number (the verifier allows no arithmetic
  * on it): stored in the CPU's state and read back (a privileged program
@@ -358,7 +361,8 @@ static __always_inline u64 fexit_frame_addr(void *ctx)
 /* the trampoline frame at q (fexit_frame_addr) of function id's exit:
  * whether its site was found. cast: how the frame's words are read
  * (bpf/kword.bpf.h), in this and the fexit functions below */
-static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, bool cast)
+static __always_inline bool fexit_frame_at_c(u64 q, u32 id, struct fexit_ret *w, bool cast,
+					     bool checked)
 {
 	struct rs_func_range *r;
 
@@ -369,8 +373,9 @@ static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, b
 	if (!w->caller)
 		return false;
 	/* one flag tested on the common path: fexit_frame_ok is never set
-	 * once deferral is off (fexit_defer_off) */
-	if (fexit_frame_ok)
+	 * once deferral is off (fexit_defer_off); none where the caller
+	 * tested fexit_fast_ok (checked, a constant) */
+	if (checked || fexit_frame_ok)
 		return true;
 	if (fexit_defer_broken)
 		return false;
@@ -385,12 +390,35 @@ static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, b
 	return true;
 }
 
+static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, bool cast)
+{
+	return fexit_frame_at_c(q, id, w, cast, false);
+}
+
 /* a completed capture did not start at the site: deferral through fentry
  * off from here on (fexit_frame_at finds no frame), the recorder warns */
 static __always_inline void fexit_defer_off(void)
 {
 	fexit_defer_broken = true;
 	fexit_frame_ok = false;
+	fexit_fast_ok = false;
+}
+
+/* fexit_fail's precondition (fexit_fast_ok), set here once both halves
+ * are known: a frame read then needs no check of the layout
+ * (fexit_frame_at_c, checked) */
+static __always_inline bool fexit_fast_ready(void)
+{
+	if (fexit_fast_ok)
+		return true;
+	if (!fexit_skip || !fexit_frame_ok || fexit_defer_broken)
+		return false;
+	fexit_fast_ok = true;
+	if (fexit_defer_broken) {   /* turned off meanwhile on another CPU */
+		fexit_fast_ok = false;
+		return false;
+	}
+	return true;
 }
 
 static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w, bool cast)
