@@ -1137,6 +1137,14 @@ static __always_inline void frame_exit(struct session *s, struct rs_frame *f, u3
 	f->lat_ns = lat;
 }
 
+/* frame_exit of a failed call whose result fexit_fail has stored
+ * already (shown, no -T): its latency */
+static __always_inline void frame_exit_lat(struct session *s, struct rs_frame *f)
+{
+	s->next_seq_id++;
+	f->lat_ns = bpf_ktime_get_ns() - f->lat_ns;
+}
+
 /* a nested call's entry: its frame pushed (handle_entry's last part); s:
  * the session the CPU's cache names (session_cached) */
 static __always_inline bool fast_entry(struct session *s, u64 cookie)
@@ -1373,15 +1381,15 @@ static __always_inline bool fexit_fast(void *ctx, struct cpu_state *c, struct se
  * as handle_exit starts it (chain_first_failure, fexit_defer_first,
  * rs_fdefer_keep's common case): the site and return address from its
  * trampoline frame (at q: fexit_frame_addr) kept, the chain waiting for
- * the parent's exit, its frame's result and latency set (frame_exit,
- * shown: it failed). Nothing else in handle_exit applies then: no -T, -S,
+ * the parent's exit, its frame's latency set (frame_exit_lat, shown: it
+ * failed; its result fexit_fail's). Nothing else in handle_exit applies then: no -T, -S,
  * -I or -B (lean_calls, emit_trace), no saved chain to drop or stitch
  * (saved_depth - 2 <= slow_at < d), no other chain waiting for this exit.
  * Returns 1 when done, else 0, nothing changed (handle_exit then). Most
  * first failures are NULL results a caller swallows (a lookup that finds
  * nothing) */
 static __always_inline int fexit_first(struct session *s, u32 d, struct rs_frame *f, u32 id,
-				       s64 res, u64 q, bool cast)
+				       u64 q, bool cast)
 {
 	struct fexit_ret w = {};   /* as in fexit_defer_first */
 	struct rs_func_range *pr;
@@ -1395,7 +1403,7 @@ static __always_inline int fexit_first(struct session *s, u32 d, struct rs_frame
 	if (!pr || !((w.caller >= pr->start && w.caller < pr->end) ||
 		     (w.caller >= pr->tramp_start && w.caller < pr->tramp_end)))
 		return 0;
-	frame_exit(s, f, d, id, res, true);
+	frame_exit_lat(s, f);   /* its result: fexit_fail's */
 	s->is_err = true;
 	s->max_depth = d + 1;
 	slot = s->cur & 1;
@@ -1449,16 +1457,16 @@ static __always_inline int fexit_keep_one(struct session *s, u32 d, u32 id, u64 
  * the error chain (is_err), and the one chain waiting for this exit, if
  * any (the current one, or the saved one it will be stitched to), goes on
  * (fexit_keep_one). The rest as handle_exit does it then: the frame's
- * result and latency (shown), the saved chain's exit (first, as there:
+ * latency (shown; its result fexit_fail's), the saved chain's exit (first, as there:
  * done again there, a no-op, when this returns 0), slow_at. Returns 1 when
  * done, else 0 */
 static __always_inline int fexit_chain(struct session *s, u32 d, struct rs_frame *f, u32 id,
-				       s64 res, u64 q, bool cast)
+				       u64 q, bool cast)
 {
 	saved_chain_exit(s, d);
 	if (!fexit_keep_one(s, d, id, q, false, cast))
 		return 0;
-	frame_exit(s, f, d, id, res, true);
+	frame_exit_lat(s, f);   /* its result: fexit_fail's */
 	hold_sync(s);
 	s->depth = d;
 	return 1;
@@ -1470,13 +1478,13 @@ static __always_inline int fexit_chain(struct session *s, u32 d, struct rs_frame
  * exit when it waits for it (fexit_keep_one); as handle_exit then. Returns
  * 1 when done, else 0, nothing changed */
 static __always_inline int fexit_first_stitched(struct session *s, u32 d, struct rs_frame *f,
-						u32 id, s64 res, u64 q, bool cast)
+						u32 id, u64 q, bool cast)
 {
 	u32 cur = s->cur & 1;
 
 	if (success_stacks || !fexit_keep_one(s, d, id, q, true, cast))
 		return 0;
-	frame_exit(s, f, d, id, res, true);
+	frame_exit_lat(s, f);   /* its result: fexit_fail's */
 	s->is_err = true;
 	s->max_depth = d + 1;
 	s->kstack_sz[cur] = 0;
@@ -1494,12 +1502,12 @@ static __always_inline int fexit_first_stitched(struct session *s, u32 d, struct
  * exit (the current one, or the saved one the current one is stitched to)
  * is completed from a trusted learned tail (tail_read: nothing else is
  * tried here), the saved chain dropped where it is not stitched, frame 0's
- * result and latency set, the session submitted (rs_end_output, counted
+ * latency set (its result fexit_fail's), the session submitted (rs_end_output, counted
  * as submit_session counts it). Returns FEXIT_ENDED when done (the caller
  * closes the session), else 0 with nothing changed but the tail's read count (never
  * at the read a check unwind is due at: TAIL_FIRST) or trust:
  * handle_exit then (both chains waiting, no tail learned yet, ...) */
-static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, bool cast)
+static __always_inline int fexit_end(struct session *s, u32 id, u64 q, bool cast)
 {
 	struct fexit_ret w = {};   /* as in fexit_defer_first */
 	u32 cur, slot = 0, n = 0, flags = 0;
@@ -1512,7 +1520,7 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 	/* fexit_fail's, which tested s, fexit_fast_ready and depth 1 */
 	if (!lean_calls || !defer_stacks || emit_success || emit_interim || use_lbr || emit_ustack)
 		return 0;
-	if (s->overflow_depth || !s->is_err || s->frames[0].func_id != id)
+	if (s->overflow_depth || !s->is_err)   /* frame 0's id: fexit_fail's */
 		return 0;
 	/* saved_chain_exit at frame 0, decided first (nothing it tests
 	 * changes before it runs below): a dropped saved chain waits no more */
@@ -1539,8 +1547,7 @@ static __always_inline int fexit_end(struct session *s, u32 id, s64 res, u64 q, 
 		chain_completed(s, slot, (n + cnt + 1) * 8);
 	}
 	now = bpf_ktime_get_ns();
-	f = &s->frames[0];
-	f->res = res;
+	f = &s->frames[0];   /* its result: fexit_fail's */
 	f->lat_ns = now - f->lat_ns;
 	s->next_seq_id++;
 	saved_chain_exit(s, 0);
@@ -1566,19 +1573,28 @@ static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q,
 
 	if (!s || emit_trace || !fexit_fast_ready())
 		return 0;
-	if (s->depth == 1)
-		return fexit_end(s, id, res, q, cast);
+	/* the frame's result is stored first, whatever is done then (the
+	 * whole path, after a 0, stores the same in the same frame): res is
+	 * not kept across a call, so the clone's common exit keeps no copy of
+	 * it either */
+	if (s->depth == 1) {
+		if (s->frames[0].func_id != id)
+			return 0;
+		s->frames[0].res = res;
+		return fexit_end(s, id, q, cast);
+	}
 	if (s->overflow_depth || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
 		return 0;
 	d = s->depth - 1;
 	f = &s->frames[FIDX(d)];
 	if (f->func_id != id)
 		return 0;
+	f->res = res;
 	if (s->is_err)
-		return fexit_chain(s, d, f, id, res, q, cast);
+		return fexit_chain(s, d, f, id, q, cast);
 	if (s->saved_depth && d + 2 == s->saved_depth)
-		return fexit_first_stitched(s, d, f, id, res, q, cast);
-	return fexit_first(s, d, f, id, res, q, cast);
+		return fexit_first_stitched(s, d, f, id, q, cast);
+	return fexit_first(s, d, f, id, q, cast);
 }
 
 /* fexit_fast, its flags a constant in the copy each common set of them
@@ -1836,7 +1852,7 @@ static __noinline int name(void *ctx, struct session *s, u64 cookie)			\
 		res = PT_REGS_RC((struct pt_regs *)ctx);				\
 	} else {									\
 		bpf_get_func_ret(ctx, &res);						\
-		s = session_of_task(s, task);   /* session_on_stack's slot_s */		\
+		s = session_cached(c, task);   /* session_on_stack's NULL */		\
 	}										\
 	handle_exit(ctx, c, s, task, cookie, (s64)res, kctx);				\
 	return 0;									\
@@ -1963,8 +1979,9 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 		return;
 	if (!(kctx & CTX_REGS))   /* read again: not kept across fexit_fail's calls */
 		cookie = fentry_func_cookie();
-	/* fexit's: the slot's session, checked against the task there */
-	exit_whole(ctx, (kctx & CTX_REGS) ? s : slot_s, cookie, kctx);
+	/* fexit's: looked up by the task there (nothing kept across
+	 * fexit_fail's calls for it) */
+	exit_whole(ctx, (kctx & CTX_REGS) ? s : NULL, cookie, kctx);
 }
 
 #include "probes.bpf.h"
