@@ -982,7 +982,15 @@ static __always_inline void save_error_chain(struct session *s)
 	}
 	s->saved_depth = d + 1;
 	s->saved_last_seq_id = s->next_seq_id - 1;   /* the failed call's exit had one */
-	hold_sync(s);
+	/* hold_sync, saved_depth known: the largest of the chains' waits and
+	 * saved_depth - 2 (d - 1), at least 0 */
+	{
+		s32 h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
+
+		if ((s32)d - 1 > h)
+			h = (s32)d - 1;
+		s->slow_at = h > 0 ? h : 0;
+	}
 }
 
 /* a new session of the current thread, in place of its last one */
@@ -1817,6 +1825,13 @@ static __always_inline void handle_exit(void *ctx, struct cpu_state *c, struct s
 	}
 }
 
+/* the lean object's whole paths are outlined (on_entry, on_exit) */
+#ifdef RS_LEAN
+#define WHOLE_OUTLINED 1
+#else
+#define WHOLE_OUTLINED 0
+#endif
+
 /* handle_entry and handle_exit outlined: static subprograms (verified in
  * their caller's state, as inline code is), so that the front ends' own
  * code, whose common path calls neither, holds fewer values across calls:
@@ -1918,9 +1933,23 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u
 	}
 	if (fast_entry(s, cookie))
 		return true;
-	if (clone)
-		return entry_whole_clone(ctx, c, slot_s, cookie);
-	return entry_whole(ctx, c, s, task, cookie);
+	/* the whole path outlined in the lean object (WHOLE_OUTLINED), whose
+	 * calls mostly take the fast path, else inline: in the general one
+	 * with -A, -I, -S or -B every call takes it, and a call and a second
+	 * lookup on each cost more than the registers the fast path then
+	 * keeps (insn_profile: -M -T +67 instructions per traced call
+	 * outlined; +10 still with both forms there, the verifier keeping
+	 * one: clang's registers) */
+	if (WHOLE_OUTLINED) {
+		if (clone)
+			return entry_whole_clone(ctx, c, slot_s, cookie);
+		return entry_whole(ctx, c, s, task, cookie);
+	}
+	if (clone) {
+		task = bpf_get_current_task();
+		s = session_of_task(slot_s, task);
+	}
+	return handle_entry(ctx, c, s, task, cookie);
 }
 
 /* the traced function's return value: loaded from its slot in the
@@ -1979,9 +2008,18 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 		return;
 	if (!(kctx & CTX_REGS))   /* read again: not kept across fexit_fail's calls */
 		cookie = fentry_func_cookie();
-	/* fexit's: looked up by the task there (nothing kept across
-	 * fexit_fail's calls for it) */
-	exit_whole(ctx, (kctx & CTX_REGS) ? s : NULL, cookie, kctx);
+	/* outlined or inline, as in on_entry; fexit's session looked up by
+	 * the task (outlined: there, nothing kept across fexit_fail's calls
+	 * for it) */
+	if (WHOLE_OUTLINED) {
+		exit_whole(ctx, (kctx & CTX_REGS) ? s : NULL, cookie, kctx);
+		return;
+	}
+	if (!(kctx & CTX_REGS)) {
+		task = bpf_get_current_task();
+		s = session_of_task(slot_s, task);
+	}
+	handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
 
 #include "probes.bpf.h"
