@@ -329,6 +329,18 @@ bool fexit_frame_ok = false;
  * learned, the layout checked, deferral on */
 bool fexit_fast_ok = false;
 
+/* one of the flags above set, unless deferral was turned off meanwhile
+ * on another CPU (then cleared again): whether it stays set */
+static __always_inline bool fexit_flag_set(bool *flag)
+{
+	*flag = true;
+	if (fexit_defer_broken) {
+		*flag = false;
+		return false;
+	}
+	return true;
+}
+
 /* the context's address as a number (the verifier allows no arithmetic
  * on it): stored in the CPU's state and read back (a privileged program
  * may store a pointer in map memory), no helper call */
@@ -382,12 +394,7 @@ static __always_inline bool fexit_frame_at_c(u64 q, u32 id, struct fexit_ret *w,
 	r = bpf_map_lookup_elem(&func_ranges, &id);
 	if (!r || !r->end || w->site <= r->start || w->site > r->start + FENTRY_SITE_MAX)
 		return false;
-	fexit_frame_ok = true;
-	if (fexit_defer_broken) {   /* turned off meanwhile on another CPU */
-		fexit_frame_ok = false;
-		return false;
-	}
-	return true;
+	return fexit_flag_set(&fexit_frame_ok);
 }
 
 static __always_inline bool fexit_frame_at(u64 q, u32 id, struct fexit_ret *w, bool cast)
@@ -413,12 +420,7 @@ static __always_inline bool fexit_fast_ready(void)
 		return true;
 	if (!fexit_skip || !fexit_frame_ok || fexit_defer_broken)
 		return false;
-	fexit_fast_ok = true;
-	if (fexit_defer_broken) {   /* turned off meanwhile on another CPU */
-		fexit_fast_ok = false;
-		return false;
-	}
-	return true;
+	return fexit_flag_set(&fexit_fast_ok);
 }
 
 static __always_inline bool fexit_frame(void *ctx, u32 id, struct fexit_ret *w, bool cast)

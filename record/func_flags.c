@@ -103,42 +103,43 @@ static bool ptr_target_ok(const struct btf *btf, int id)
 	return !id || (t && (btf_is_int(t) || btf_is_struct(t) || btf_is_union(t)));
 }
 
-int btf_func_arg_regs(const struct btf *btf, int func_id)
+/* the argument registers of function FUNC_ID's prototype (*proto) where
+ * each argument takes at most max_sz bytes (8: one register, 16: up to
+ * two), else -1: a variadic one, no function, no BTF */
+static int arg_regs(const struct btf *btf, int func_id, long max_sz, const struct btf_type **proto)
 {
-	const struct btf_type *fn = btf ? btf__type_by_id(btf, func_id) : NULL, *proto;
+	const struct btf_type *fn = btf ? btf__type_by_id(btf, func_id) : NULL;
 	const struct btf_param *p;
+	int regs = 0;
 
-	if (!fn || !btf_is_func(fn) || !(proto = btf__type_by_id(btf, fn->type)) ||
-	    !btf_is_func_proto(proto) || btf_vlen(proto) > 6)
+	if (!fn || !btf_is_func(fn) || !(*proto = btf__type_by_id(btf, fn->type)) ||
+	    !btf_is_func_proto(*proto))
 		return -1;
-	p = btf_params(proto);
-	for (int i = 0; i < btf_vlen(proto); i++) {
+	p = btf_params(*proto);
+	for (int i = 0; i < btf_vlen(*proto); i++) {
 		long sz = p[i].type ? btf__resolve_size(btf, p[i].type) : -1;   /* 0: variadic */
 
-		if (sz <= 0 || sz > 8)
+		if (sz <= 0 || sz > max_sz)
 			return -1;
+		regs += (int)((sz + 7) / 8);
 	}
-	return btf_vlen(proto);
+	return regs;
+}
+
+int btf_func_arg_regs(const struct btf *btf, int func_id)
+{
+	const struct btf_type *proto;
+	int regs = arg_regs(btf, func_id, 8, &proto);
+
+	return regs > 6 ? -1 : regs;
 }
 
 int btf_func_ret_slot(const struct btf *btf, int func_id)
 {
-	const struct btf_type *fn = btf ? btf__type_by_id(btf, func_id) : NULL, *proto, *t;
-	const struct btf_param *p;
-	int regs = 0;
+	const struct btf_type *proto, *t;
+	int regs = arg_regs(btf, func_id, 16, &proto);
 
-	if (!fn || !btf_is_func(fn) || !(proto = btf__type_by_id(btf, fn->type)) ||
-	    !btf_is_func_proto(proto) || !proto->type)
-		return -1;
-	p = btf_params(proto);
-	for (int i = 0; i < btf_vlen(proto); i++) {
-		long sz = p[i].type ? btf__resolve_size(btf, p[i].type) : -1;   /* 0: variadic */
-
-		if (sz <= 0 || sz > 16)
-			return -1;
-		regs += (int)((sz + 7) / 8);
-	}
-	if (regs > 6)
+	if (regs < 0 || regs > 6 || !proto->type)
 		return -1;
 	t = resolve(btf, proto->type);
 	if (!t)
