@@ -248,9 +248,12 @@ struct cpu_state {
 	u32 spare;    /* a free slot + 1 kept here (0: none), so that a thread's
 		       * next session needs no free_slots pop and push */
 	u32 _pad;
-	u64 scratch;  /* a pointer stored to be read back as a number (ctx_addr) */
+	u64 scratch;  /* a pointer stored to be read back as a number (ctx_addr):
+		       * the fexit programs' context, there from their
+		       * session's lookup on (session_on_stack) */
 	u64 mig;      /* task's se.nr_migrations and start_time when cached */
 	u64 tstart;
+	u64 ret;      /* fexit_ret's value, stored and read back */
 } __attribute__((aligned(64)));   /* a cache line each: no sharing between CPUs */
 
 /* indexed by CPU number: an inlined CPU-number read (Linux 6.10+) and an
@@ -1317,7 +1320,8 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 	 * the whole path finds it, fexit_frame_addr) */
 	if (!ak)
 		return false;
-	q = ctx_addr(ctx, c) + (u64)(ak - 1) * 8;
+	/* ctx's address as session_on_stack stored it (s: found there) */
+	q = *(volatile u64 *)&c->scratch + (u64)(ak - 1) * 8;
 	r = fexit_fail(s, (u32)cookie, res, q, kctx & CTX_CAST);
 	if (r == FEXIT_ENDED)
 		session_close(c, s);
@@ -1591,7 +1595,9 @@ static __always_inline int fexit_fail(struct session *s, u32 id, s64 res, u64 q,
 		s->frames[0].res = res;
 		return fexit_end(s, id, q, cast);
 	}
-	if (s->overflow_depth || s->depth < 2 || s->depth > RS_MAX_FSTACK_DEPTH)
+	/* a depth is never above max_fstack_depth <= RS_MAX_FSTACK_DEPTH
+	 * (FIDX bounds the index for the verifier) */
+	if (s->overflow_depth || s->depth < 2)
 		return 0;
 	d = s->depth - 1;
 	f = &s->frames[FIDX(d)];
@@ -1963,8 +1969,8 @@ static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
 	asm volatile("%0 = %1" : "=r"(direct) : "i"(RS_CLONE_RET_MAGIC));
 	if ((kctx & CTX_CAST) && direct) {
 		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(ret) : "r"(ctx), "i"(RS_CLONE_RET_OFF_MAGIC));
-		*(volatile u64 *)&c->scratch = ret;
-		return *(volatile u64 *)&c->scratch;
+		*(volatile u64 *)&c->ret = ret;
+		return *(volatile u64 *)&c->ret;
 	}
 	bpf_get_func_ret(ctx, &ret);
 	return ret;
