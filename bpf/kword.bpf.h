@@ -41,7 +41,6 @@ static __always_inline u64 kword(u64 addr, bool cast)
 	return v;
 }
 
-
 /* the two words at addr and addr + 8 (*a, *b; 0 when they cannot be
  * read): one cast and two loads, or one helper call */
 static __always_inline void kword_pair(u64 addr, u64 *a, u64 *b, bool cast)

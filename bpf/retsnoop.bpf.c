@@ -985,15 +985,7 @@ static __always_inline void save_error_chain(struct session *s)
 	}
 	s->saved_depth = d + 1;
 	s->saved_last_seq_id = s->next_seq_id - 1;   /* the failed call's exit had one */
-	/* hold_sync, saved_depth known: the largest of the chains' waits and
-	 * saved_depth - 2 (d - 1), at least 0 */
-	{
-		s32 h = s->pend_depth[0] > s->pend_depth[1] ? s->pend_depth[0] : s->pend_depth[1];
-
-		if ((s32)d - 1 > h)
-			h = (s32)d - 1;
-		s->slow_at = h > 0 ? h : 0;
-	}
+	hold_sync(s);
 }
 
 /* a new session of the current thread, in place of its last one */
@@ -1922,8 +1914,8 @@ static __always_inline u64 fentry_func_cookie(void)
  * (the CPU's cache); on_entry returns whether the exit must be seen.
  * task: task_early's; clone (a constant): an fentry clone's, whose cookie
  * is read after the session's lookup (fentry_func_cookie: not kept across
- * its call) and whose whole path reads the task again (the guard's state
- * takes the register it would be kept in from the fast path's start) */
+ * its call), whose session is found by the stack it runs on
+ * (session_on_stack) and whose whole path alone reads the task */
 static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u64 cookie,
 				     bool clone)
 {
@@ -1977,13 +1969,12 @@ static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
 }
 
 /* cookie: the kprobe front ends' (an fexit clone's is read here, as in
- * on_entry); res: fexit's result (fexit_ret; read before the lookup, as
- * read after it cost the clones more spills), the kprobe exits' is read
- * here from the registers (0 passed) */
-static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u64 cookie, s64 res,
-				    u32 kctx)
+ * on_entry); the call's result is read here, after the session's lookup
+ * (fexit_ret, or the registers), so that it is not kept across it */
+static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u64 cookie, u32 kctx)
 {
 	struct session *s, *slot_s = NULL;
+	s64 res;
 
 	if (use_lbr) {
 		/* first: the branches before this exit, not ours */
@@ -2070,7 +2061,7 @@ int rs_kexit_multi(struct pt_regs *ctx)
 {
 	u64 cookie = multi_cookie(ctx), task = task_early();
 
-	on_exit(ctx, cpu_state_get(), task, cookie, 0, CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, CTX_REGS);
 	return 0;
 }
 
@@ -2094,7 +2085,7 @@ int rs_ksession(struct pt_regs *ctx)
 	if (bpf_session_is_return()) {
 		cookie = *bpf_session_cookie();
 		task = task_early();
-		on_exit(ctx, cpu_state_get(), task, cookie, 0, CTX_REGS | CTX_CAST);
+		on_exit(ctx, cpu_state_get(), task, cookie, CTX_REGS | CTX_CAST);
 		return 0;
 	}
 	cookie = multi_cookie(ctx);
@@ -2117,7 +2108,7 @@ int rs_kexit(struct pt_regs *ctx)
 {
 	u64 cookie = bpf_get_attach_cookie(ctx), task = task_early();
 
-	on_exit(ctx, cpu_state_get(), task, cookie, 0, CTX_REGS);
+	on_exit(ctx, cpu_state_get(), task, cookie, CTX_REGS);
 	return 0;
 }
 
@@ -2140,7 +2131,7 @@ static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 	if (!(c = guard_enter()))
 		return 0;
 	/* the task: read by on_exit (session_cached_now) */
-	on_exit(ctx, c, 0, 0, 0, kctx);
+	on_exit(ctx, c, 0, 0, kctx);
 	guard_exit(c);
 	return 0;
 }

@@ -351,23 +351,17 @@ static __always_inline u64 ctx_addr(void *ctx, struct cpu_state *c)
 }
 
 /* the address of the trampoline frame's words past the traced function's
- * argument registers (its return value's slot), 0 when not known; c: the
- * CPU's state (the program's, or NULL: looked up) */
-static __always_inline u64 fexit_frame_addr_c(void *ctx, struct cpu_state *c)
+ * argument registers (its return value's slot), 0 when not known: the
+ * whole path's (a failed exit's fast path has the count patched in,
+ * fexit_fail_of) */
+static __always_inline u64 fexit_frame_addr(void *ctx)
 {
 	u64 n = bpf_get_func_arg_cnt(ctx), p;
 
 	if (n > 16)
 		return 0;
-	if (!c)
-		c = cpu_state_get();
-	p = ctx_addr(ctx, c);
+	p = ctx_addr(ctx, cpu_state_get());
 	return p ? p + n * 8 : 0;
-}
-
-static __always_inline u64 fexit_frame_addr(void *ctx)
-{
-	return fexit_frame_addr_c(ctx, NULL);
 }
 
 /* the trampoline frame at q (fexit_frame_addr) of function id's exit:
