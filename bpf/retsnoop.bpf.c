@@ -1951,15 +1951,22 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u
 }
 
 /* the traced function's return value: loaded from its slot in the
- * context where the recorder patched that in (RS_CLONE_RET_MAGIC; stored
- * and read back so that a pointer the verifier types by BTF is a number),
- * else through the helper (which never fails in fexit) */
+ * context where the recorder patched that in (RS_CLONE_RET_MAGIC; a
+ * pointer's, which the verifier types by BTF, stored and read back so that
+ * it is a number), else through the helper (which never fails in fexit) */
 static __always_inline u64 fexit_ret(u64 *ctx, struct cpu_state *c, u32 kctx)
 {
 	u64 ret, direct;
 
 	asm volatile("%0 = %1" : "=r"(direct) : "i"(RS_CLONE_RET_MAGIC));
-	if ((kctx & CTX_CAST) && direct) {
+	/* one load each (the recorder patches both offsets): each test is
+	 * then the verifier's alone, direct being a constant in each clone,
+	 * and the path a clone does not take is not in its code at all */
+	if ((kctx & CTX_CAST) && direct == RS_CLONE_RET_NUM) {
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(ret) : "r"(ctx), "i"(RS_CLONE_RET_OFF_MAGIC));
+		return ret;
+	}
+	if ((kctx & CTX_CAST) && direct == RS_CLONE_RET_PTR) {
 		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(ret) : "r"(ctx), "i"(RS_CLONE_RET_OFF_MAGIC));
 		*(volatile u64 *)&c->ret = ret;
 		return *(volatile u64 *)&c->ret;

@@ -99,11 +99,16 @@ struct rs_func_range {
 /* fentry mode, the fexit template that reads stack words through
  * bpf_rdonly_cast: its return value read from the context directly where
  * the verifier allows it (record/func_flags.c btf_func_ret_slot), else
- * through bpf_get_func_ret. A clone gets 1 in place of the 32-bit
- * immediate RS_CLONE_RET_MAGIC (the template itself, and a clone the
- * kernel refused so, 0) and, for 1, its return slot's offset in place of
- * the load offset RS_CLONE_RET_OFF_MAGIC; each appears once */
+ * through bpf_get_func_ret. A clone gets RS_CLONE_RET_NUM (an integer's
+ * or an enum's slot, a number to the verifier) or RS_CLONE_RET_PTR (a
+ * pointer's, which the verifier types: the program makes it a number) in
+ * place of the 32-bit immediate RS_CLONE_RET_MAGIC (the template itself,
+ * and a clone the kernel refused so, 0; it appears once) and then its
+ * return slot's offset in place of the load offset RS_CLONE_RET_OFF_MAGIC
+ * (once per form of the read, at most RS_RET_OFF_SITES) */
 #define RS_CLONE_RET_MAGIC 0x5e7c0de1
+#define RS_CLONE_RET_NUM 1
+#define RS_CLONE_RET_PTR 2
 #define RS_CLONE_RET_OFF_MAGIC 0x7ab8
 
 /* fentry mode, the fexit template: its function's argument registers + 1

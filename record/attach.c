@@ -112,10 +112,10 @@ static void set_user_stacks(struct retsnoop_bpf *s, const struct record_opts *o)
 static void template_ret(struct tracer *t, struct bpf_insn *v, size_t cnt)
 {
 	t->ret_at = insn_at(v, cnt, is_ret_magic);
-	t->ret_off_at = t->ret_at >= 0 ? insn_at(v, cnt, is_ret_off_magic) : -1;
+	t->ret_off.n = 0;
 	if (t->ret_at >= 0)
 		v[t->ret_at].imm = 0;
-	if (t->ret_off_at < 0)
+	if (t->ret_at >= 0 && !ret_off_sites_find(v, cnt, &t->ret_off))
 		t->ret_at = -1;
 }
 
@@ -323,7 +323,8 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	memset(t, 0, sizeof(*t));
 	t->mode = mode;
 	t->session_fd = -1;
-	t->ret_at = t->ret_off_at = t->flags_at = t->args_at = -1;
+	t->ret_at = t->flags_at = t->args_at = -1;
+	t->ret_off.n = 0;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	if (tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
 		return -1;
@@ -752,16 +753,19 @@ static struct bpf_insn *clone_insns(const struct bpf_program *tmpl, const struct
 	return v;
 }
 
-/* an fexit clone's direct return read (template_ret): the move's 1 and
- * the load's offset, its function's slot; false when the template does not
- * hold them as expected (the clone then keeps the helper's read) */
-static bool clone_ret_direct(const struct tracer *t, struct bpf_insn *v, size_t cnt, int slot)
+/* an fexit clone's direct return read (template_ret): the move's
+ * RS_CLONE_RET_NUM or _PTR (by its function's flags: btf_func_ret_slot
+ * gives slots to integers, enums and pointers only) and the loads'
+ * offsets, its function's slot; false when the template does not hold them
+ * as expected (the clone then keeps the helper's read) */
+static bool clone_ret_direct(const struct tracer *t, struct bpf_insn *v, size_t cnt, int slot,
+			     uint64_t cookie)
 {
-	if (t->ret_at < 0 || slot < 0 || (size_t)t->ret_at >= cnt || (size_t)t->ret_off_at >= cnt ||
-	    !is_ret_mov(&v[t->ret_at]) || v[t->ret_at].imm != 0 || !is_ret_off_magic(v, cnt, t->ret_off_at))
+	if (t->ret_at < 0 || slot < 0 || (size_t)t->ret_at >= cnt || !is_ret_mov(&v[t->ret_at]) ||
+	    v[t->ret_at].imm != 0 || !ret_off_sites_intact(v, cnt, &t->ret_off))
 		return false;
-	v[t->ret_at].imm = 1;
-	v[t->ret_off_at].off = (int16_t)(slot * 8);
+	v[t->ret_at].imm = ((cookie >> 32) & RS_FUNC_RET_PTR) ? RS_CLONE_RET_PTR : RS_CLONE_RET_NUM;
+	ret_off_sites_set(v, &t->ret_off, (int16_t)(slot * 8));
 	return true;
 }
 
@@ -810,7 +814,7 @@ static int clone_attach(const struct tracer *t, struct bpf_program *tmpl,
 		opts.func_info_cnt = cb.n;
 		opts.func_info_rec_size = sizeof(*cb.fi);
 	}
-	*direct = clone_ret_direct(t, insns, cnt, ret_slot);
+	*direct = clone_ret_direct(t, insns, cnt, ret_slot, cookie);
 	*prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "GPL", insns, cnt,
 				 &opts);
 	if (*prog_fd < 0 && *direct) {

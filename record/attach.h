@@ -34,10 +34,11 @@ struct tracer {
 					     * rs_fentry's and the fexit template's
 					     * instructions (function 0's there,
 					     * patched per clone) */
-	long ret_at, ret_off_at;  /* fentry mode: the indices of the fexit template's
+	long ret_at;              /* fentry mode: the index of the fexit template's
 				   * RS_CLONE_RET_MAGIC immediate (0 in the template:
-				   * its helper's read) and RS_CLONE_RET_OFF_MAGIC load
-				   * (-1: none, no direct read in that template) */
+				   * its helper's read; -1: no direct read in that
+				   * template) */
+	struct ret_off_sites ret_off;   /* and its RS_CLONE_RET_OFF_MAGIC loads */
 	long flags_at;            /* fentry mode: the index of the fexit template's
 				   * RS_CLONE_FLAGS_MAGIC move (function 0's there,
 				   * patched per clone) */

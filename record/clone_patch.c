@@ -81,6 +81,28 @@ bool is_ret_off_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 	return v[i].code == (BPF_LDX | BPF_MEM | BPF_DW) && v[i].off == RS_CLONE_RET_OFF_MAGIC;
 }
 
+bool ret_off_sites_find(const struct bpf_insn *v, size_t cnt, struct ret_off_sites *rs)
+{
+	rs->n = insns_where(v, cnt, is_ret_off_magic, rs->at, RS_RET_OFF_SITES);
+	return rs->n > 0;
+}
+
+bool ret_off_sites_intact(const struct bpf_insn *v, size_t cnt, const struct ret_off_sites *rs)
+{
+	if (rs->n <= 0)
+		return false;
+	for (int j = 0; j < rs->n; j++)
+		if (rs->at[j] < 0 || (size_t)rs->at[j] >= cnt || !is_ret_off_magic(v, cnt, (size_t)rs->at[j]))
+			return false;
+	return true;
+}
+
+void ret_off_sites_set(struct bpf_insn *v, const struct ret_off_sites *rs, int16_t off)
+{
+	for (int j = 0; j < rs->n; j++)
+		v[rs->at[j]].off = off;
+}
+
 /* RS_CLONE_ARGS_MAGIC's move (bpf/retsnoop.bpf.c fexit_frame_fast) */
 bool is_args_magic(const struct bpf_insn *v, size_t cnt, size_t i)
 {

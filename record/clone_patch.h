@@ -35,6 +35,25 @@ bool cookie_sites_find(const struct bpf_insn *v, size_t cnt, struct cookie_sites
 /* each of cs's immediates set to val */
 void cookie_sites_set(struct bpf_insn *v, const struct cookie_sites *cs, uint64_t val);
 
+/* the indices of RS_CLONE_RET_OFF_MAGIC's loads: one per form of the
+ * direct read (bpf/retsnoop.bpf.c fexit_ret: an integer's, a pointer's),
+ * each patched to the clone's return slot */
+#define RS_RET_OFF_SITES 2
+struct ret_off_sites {
+	long at[RS_RET_OFF_SITES];
+	int n;
+};
+
+/* every RS_CLONE_RET_OFF_MAGIC load of v[0, cnt) into rs: false when
+ * there is none, or more than RS_RET_OFF_SITES */
+bool ret_off_sites_find(const struct bpf_insn *v, size_t cnt, struct ret_off_sites *rs);
+
+/* whether every one of rs's loads is still RS_CLONE_RET_OFF_MAGIC's */
+bool ret_off_sites_intact(const struct bpf_insn *v, size_t cnt, const struct ret_off_sites *rs);
+
+/* each of rs's loads given offset off */
+void ret_off_sites_set(struct bpf_insn *v, const struct ret_off_sites *rs, int16_t off);
+
 /* a 64-bit move of an immediate: the form of RS_CLONE_RET_MAGIC's,
  * RS_CLONE_FLAGS_MAGIC's and RS_CLONE_ARGS_MAGIC's (whatever value each
  * has been patched to) */

@@ -94,6 +94,39 @@ static void test_ldimm_at_the_end(void)
 	CHECK(!ldimm_is(v, 3, 1, RS_CLONE_COOKIE_MAGIC + 1));
 }
 
+/* the direct read's loads: one per form, both found and patched, the
+ * other fields of each left as they were; none, and more than
+ * RS_RET_OFF_SITES, are refused; a patched one is no longer intact */
+static void test_ret_off_sites(void)
+{
+	struct bpf_insn v[32];
+	struct ret_off_sites rs;
+	int n = template(v);
+
+	CHECK(ret_off_sites_find(v, (size_t)n, &rs));
+	CHECK_INT(rs.n, 1);
+	CHECK_INT(rs.at[0], 4);
+	v[n - 1] = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 5,
+				      .src_reg = 1, .off = RS_CLONE_RET_OFF_MAGIC };
+	v[n++] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+	CHECK(ret_off_sites_find(v, (size_t)n, &rs));
+	CHECK_INT(rs.n, 2);
+	CHECK_INT(rs.at[1], n - 2);
+	CHECK(ret_off_sites_intact(v, (size_t)n, &rs));
+	CHECK(!ret_off_sites_intact(v, (size_t)n - 2, &rs));   /* a site past the end */
+	ret_off_sites_set(v, &rs, 24);
+	CHECK_INT(v[4].off, 24);
+	CHECK_INT(v[n - 2].off, 24);
+	CHECK_INT(v[n - 2].dst_reg, 5);
+	CHECK_INT(v[4].dst_reg, 3);
+	CHECK(!ret_off_sites_intact(v, (size_t)n, &rs));
+	CHECK(!ret_off_sites_find(v, (size_t)n, &rs));
+	for (int k = 0; k < RS_RET_OFF_SITES + 1; k++)
+		v[k] = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW,
+					  .off = RS_CLONE_RET_OFF_MAGIC };
+	CHECK(!ret_off_sites_find(v, (size_t)n, &rs));
+}
+
 /* the return and flags moves: the one of each, not a 16-byte load that
  * holds the same 32 bits; a second move is refused */
 static void test_one_move_each(void)
@@ -121,5 +154,6 @@ int main(void)
 	RUN(test_cookie_site_limits);
 	RUN(test_ldimm_at_the_end);
 	RUN(test_one_move_each);
+	RUN(test_ret_off_sites);
 	return TEST_REPORT("test_clone_patch");
 }
