@@ -242,15 +242,14 @@ struct {
  * without the task storage (session_take). Also the fentry guard
  * (guard_enter) */
 struct cpu_state {
-	u64 task;
-	u32 slot;
-	u32 running;
+	u32 slot;     /* first: the lookup's key is the state's own address */
 	u32 spare;    /* a free slot + 1 kept here (0: none), so that a thread's
 		       * next session needs no free_slots pop and push */
-	u32 _pad;
-	u64 scratch;  /* a pointer stored to be read back as a number (ctx_addr):
-		       * the fexit programs' context, there from their
-		       * session's lookup on (session_on_stack) */
+	u64 task;
+	u64 guard;    /* the fentry guard (guard_enter): non-zero while one of
+		       * our guarded programs runs on this CPU. The fentry and
+		       * fexit programs' is their context, a pointer stored to
+		       * be read back as a number (ctx_addr, session_on_stack) */
 	u64 mig;      /* task's se.nr_migrations and start_time when cached */
 	u64 tstart;
 	u64 ret;      /* fexit_ret's value, stored and read back */
@@ -316,15 +315,49 @@ static __always_inline struct cpu_state *guard_enter(void)
 {
 	struct cpu_state *c = cpu_state_get();
 
-	if (c->running)
+	if (c->guard)
 		return NULL;
-	c->running = 1;
+	c->guard = 1;
+	return c;
+}
+
+/* the fentry and fexit programs' guard: their context as the value, a
+ * register already (no constant moved into one first), which
+ * session_on_stack then reads back as a number (ctx_addr: one store for
+ * both) */
+static __always_inline struct cpu_state *guard_enter_ctx(void *ctx)
+{
+	struct cpu_state *c = cpu_state_get();
+
+	if (c->guard)
+		return NULL;
+	*(volatile u64 *)&c->guard = (u64)ctx;
 	return c;
 }
 
 static __always_inline void guard_exit(struct cpu_state *c)
 {
-	c->running = 0;
+	c->guard = 0;
+}
+
+/* a 0 made where it is returned (clang otherwise makes the early
+ * return's before the guard's test, on every path) */
+static __always_inline u64 zero_here(void)
+{
+	u64 z;
+
+	asm volatile("%0 = 0" : "=r"(z));
+	return z;
+}
+
+/* guard_exit and the program's 0 from one register (64 bits wide, as
+ * the guard: no extension between) */
+static __always_inline int guard_exit_ret(struct cpu_state *c)
+{
+	u64 z = zero_here();
+
+	c->guard = z;
+	return (int)z;
 }
 
 /* task's session when the CPU's cache names it, else NULL. The slot's
@@ -357,8 +390,9 @@ static __always_inline struct session *session_on_stack(struct cpu_state *c, voi
 	struct session *s = bpf_map_lookup_elem(&sess_slots, &c->slot);
 
 	*slot_s = s;
-	/* ctx's address taken after the lookup's call: not kept across it */
-	if (!s || ctx_addr(ctx, c) - s->stack >= TAIL_STACK)
+	/* ctx's address as guard_enter_ctx stored it, read after the
+	 * lookup's call: not kept across it */
+	if (!s || *(volatile u64 *)&c->guard - s->stack >= TAIL_STACK)
 		return NULL;
 	return s;
 }
@@ -1312,8 +1346,8 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 	 * the whole path finds it, fexit_frame_addr) */
 	if (!ak)
 		return false;
-	/* ctx's address as session_on_stack stored it (s: found there) */
-	q = *(volatile u64 *)&c->scratch + (u64)(ak - 1) * 8;
+	/* ctx's address as guard_enter_ctx stored it */
+	q = *(volatile u64 *)&c->guard + (u64)(ak - 1) * 8;
 	r = fexit_fail(s, (u32)cookie, res, q, kctx & CTX_CAST);
 	if (r == FEXIT_ENDED)
 		session_close(c, s);
@@ -2124,23 +2158,21 @@ int rs_fentry(u64 *ctx)
 {
 	struct cpu_state *c;
 
-	if (!(c = guard_enter()))
-		return 0;
+	if (!(c = guard_enter_ctx(ctx)))
+		return (int)zero_here();
 	on_entry(ctx, c, 0, 0, true);   /* no task: session_on_stack */
-	guard_exit(c);
-	return 0;
+	return guard_exit_ret(c);
 }
 
 static __always_inline int fexit_prog(u64 *ctx, u32 kctx)
 {
 	struct cpu_state *c;
 
-	if (!(c = guard_enter()))
-		return 0;
-	/* the task: read by on_exit (session_cached_now) */
+	if (!(c = guard_enter_ctx(ctx)))
+		return (int)zero_here();
+	/* the task: read by on_exit (session_on_stack) */
 	on_exit(ctx, c, 0, 0, kctx);
-	guard_exit(c);
-	return 0;
+	return guard_exit_ret(c);
 }
 
 /* the fexit template, in two forms: the recorder loads rs_fexit_cast where

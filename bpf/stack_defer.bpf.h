@@ -69,12 +69,19 @@ struct ancestors {
 	struct rs_func_range *r[DEFER_ANCESTORS];
 };
 
-/* the code ranges of frame d's nearest traced ancestors (d > 0) */
-static __always_inline void ancestors_of(struct session *s, u32 d, struct ancestors *an)
+/* the code ranges of frame d's nearest traced ancestors (d > 0); with
+ * parent_known, the parent's is parent (frame_range's answer already) */
+static __always_inline void ancestors_known(struct session *s, u32 d, struct ancestors *an,
+					    struct rs_func_range *parent, bool parent_known)
 {
 	for (u32 a = 0; a < DEFER_ANCESTORS; a++)
 		if (a < d)
-			an->r[a] = frame_range(s, d - 1 - a);
+			an->r[a] = a == 0 && parent_known ? parent : frame_range(s, d - 1 - a);
+}
+
+static __always_inline void ancestors_of(struct session *s, u32 d, struct ancestors *an)
+{
+	ancestors_known(s, d, an, NULL, false);
 }
 
 /* slot's chain, its kept return addresses now ks[0, kept), waits for the
@@ -343,11 +350,13 @@ static __always_inline bool fexit_flag_set(bool *flag)
 
 /* the context's address as a number (the verifier allows no arithmetic
  * on it): stored in the CPU's state and read back (a privileged program
- * may store a pointer in map memory), no helper call */
+ * may store a pointer in map memory), no helper call. An fentry or fexit
+ * program's guard holds it already (guard_enter_ctx): stored again, the
+ * same value */
 static __always_inline u64 ctx_addr(void *ctx, struct cpu_state *c)
 {
-	*(volatile u64 *)&c->scratch = (u64)ctx;
-	return *(volatile u64 *)&c->scratch;
+	*(volatile u64 *)&c->guard = (u64)ctx;
+	return *(volatile u64 *)&c->guard;
 }
 
 /* the address of the trampoline frame's words past the traced function's
@@ -503,7 +512,7 @@ static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64
 {
 	struct ancestors an = {};
 	u32 slot = sdn & 1, n = (sdn >> 1) & 0x3fff, d = sdn >> 16, a, kept = 2;
-	struct rs_func_range *r;
+	struct rs_func_range *r = NULL;
 	u64 *ks, ret = 0;
 
 	if (!s || n > RS_MAX_KSTACK_DEPTH - 2 || d == 0 || d >= RS_MAX_FSTACK_DEPTH)
@@ -526,7 +535,8 @@ static __always_inline int fdefer_keep(struct session *s, u32 sdn, u64 site, u64
 			goto keep;
 		}
 	}
-	ancestors_of(s, d, &an);
+	/* the parent's range not looked up twice */
+	ancestors_known(s, d, &an, r, ret != 0);
 	/* into an ancestor's trampoline: that ancestor tail-called this
 	 * function, whose return goes on through its exit */
 	a = fexit_ancestor_of(&an, caller);
