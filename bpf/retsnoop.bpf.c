@@ -1219,12 +1219,12 @@ static __always_inline bool fast_entry(struct session *s, u64 cookie)
  * own, fexit_fast. The common exit (no error here and none going on
  * through it, no chain waiting at or below it: d above slow_at) tests
  * only that; the others compute the rest */
-static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, s64 res,
-				      u32 kctx)
+static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, u32 kctx)
 {
 	u32 id = (u32)cookie, flags = cookie >> 32, d;
 	bool failed, went_on, waits;
 	struct rs_frame *f;
+	s64 res;
 
 	if (!lean_calls)   /* id, s: as in fast_entry */
 		return false;
@@ -1242,6 +1242,9 @@ static __always_inline bool fast_exit(void *ctx, struct session *s, u64 cookie, 
 	f = &s->frames[FIDX(d)];
 	if (f->func_id != id)
 		return false;
+	/* the result read where it is used, from the registers (ctx is
+	 * kept anyway): not kept in a stack slot from on_exit on */
+	res = (s64)PT_REGS_RC((struct pt_regs *)ctx);
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	/* is_failure, in one compare: the flags are not a constant here */
@@ -1265,6 +1268,7 @@ held:
 	f = &s->frames[FIDX(d)];
 	if (f->func_id != id)
 		return false;
+	res = (s64)PT_REGS_RC((struct pt_regs *)ctx);
 	if (flags & RS_FUNC_NEEDS_SIGN_EXT)
 		res = (s64)(s32)res;
 	failed = (u64)res + 4095 < RS_COOKIE_FAIL_BOUND(cookie);
@@ -2031,17 +2035,17 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 		s = session_on_stack(c, ctx, &slot_s);
 	else
 		s = session_cached(c, task);
-	/* the result read here, not kept across the lookup: the registers'
-	 * or fexit's; an fexit clone's cookie as in on_entry */
+	/* fexit's result read here, not kept across the lookup (the
+	 * registers' where used: fast_exit, handle_exit); an fexit clone's
+	 * cookie as in on_entry */
+	res = 0;
 	if (!(kctx & CTX_REGS)) {
 		res = (s64)fexit_ret(ctx, c, kctx);   /* first: may be a call */
 		cookie = fentry_func_cookie();
-	} else {
-		res = (s64)PT_REGS_RC((struct pt_regs *)ctx);
 	}
 	/* no session the cache names: straight to the whole path (one NULL
 	 * test, the fast paths below then know s) */
-	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, res, kctx) :
+	if (s && ((kctx & CTX_REGS) ? fast_exit(ctx, s, cookie, kctx) :
 		  fexit_fast_of(ctx, c, s, cookie, res, kctx)))
 		return;
 	if (!(kctx & CTX_REGS))   /* read again: not kept across fexit_fail's calls */
@@ -2056,6 +2060,8 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 	if (!(kctx & CTX_REGS)) {
 		task = bpf_get_current_task();
 		s = session_of_task(slot_s, task);
+	} else {
+		res = (s64)PT_REGS_RC((struct pt_regs *)ctx);
 	}
 	handle_exit(ctx, c, s, task, cookie, res, kctx);
 }
