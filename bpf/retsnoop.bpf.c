@@ -216,6 +216,12 @@ struct {
 	__type(value, struct rs_ip_cookie);
 } ip_cookies SEC(".maps");
 
+/* the same table where it is small (ipc_bits <= RS_IPC_DIRECT_BITS):
+ * global data, addressed from the slot number (no lookup: the slot is
+ * below 1 << ipc_bits, a constant to the verifier), filled by the recorder
+ * through the skeleton's mapping */
+struct rs_ip_cookie ipc_direct_tab[1 << RS_IPC_DIRECT_BITS];
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -2074,11 +2080,25 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
  * (retsnoop_abi.h), else from the link */
 static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 {
-	u64 ip = bpf_get_func_ip(ctx);
+	u64 ip = bpf_get_func_ip(ctx), sh = ipc_shift, kd;
 	/* RS_IPC_SLOT(ip, ipc_bits), its shift precomputed; < 1 << ipc_bits:
 	 * the first probe needs no mask */
-	u32 k = (u32)((ip * 0x9e3779b97f4a7c15ULL) >> ipc_shift);
+	u32 k = (u32)((ip * 0x9e3779b97f4a7c15ULL) >> sh);
 
+	/* the global table (the test is the verifier's: sh is a constant) */
+	if (sh >= 64 - RS_IPC_DIRECT_BITS) {
+		kd = (ip * 0x9e3779b97f4a7c15ULL) >> sh;   /* 64 bits wide: no extension */
+		for (u32 i = 0; i < RS_IPC_PROBES; i++) {
+			const struct rs_ip_cookie *c = &ipc_direct_tab[kd];
+
+			if (c->ip == ip)
+				return c->cookie;
+			if (!c->ip)
+				break;
+			kd = (kd + 1) & ipc_mask;
+		}
+		return bpf_get_attach_cookie(ctx);
+	}
 	for (u32 i = 0; i < RS_IPC_PROBES; i++) {
 		struct rs_ip_cookie *c = bpf_map_lookup_elem(&ip_cookies, &k);
 

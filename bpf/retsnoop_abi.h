@@ -70,6 +70,9 @@ struct rs_ip_cookie {
 	rs_u64 cookie;            /* RS_FUNC_COOKIE */
 };
 #define RS_IPC_PROBES 8
+/* a table of at most 1 << RS_IPC_DIRECT_BITS slots is the BPF side's
+ * global array instead (no map lookup per call) */
+#define RS_IPC_DIRECT_BITS 12
 
 /* deferred stacks (bpf/stack_defer.bpf.h): a traced function's code, in
  * the array map func_ranges by function id; end 0: unknown. Fentry mode:

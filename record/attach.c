@@ -276,7 +276,7 @@ static int tracer_prepare(struct tracer *t, const struct record_opts *o,
 		s->rodata->ipc_bits = bits;
 		s->rodata->ipc_mask = (1U << bits) - 1;
 		s->rodata->ipc_shift = 64 - bits;
-		bpf_map__set_max_entries(s->maps.ip_cookies, 1U << bits);
+		bpf_map__set_max_entries(s->maps.ip_cookies, bits <= RS_IPC_DIRECT_BITS ? 1 : 1U << bits);
 	}
 	args_capture_preload(s, o, sel->n);
 	if ((e = set_programs(t, sel, rdonly_cast))) {
@@ -341,8 +341,9 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	return 0;
 }
 
-/* kprobe.multi: every function's cookie into ip_cookies
- * (bpf/retsnoop_abi.h, record/ip_cookies.h) */
+/* kprobe.multi: every function's cookie into ip_cookies, or where it is
+ * small the global array through the skeleton's mapping of the loaded
+ * object's data (bpf/retsnoop_abi.h, record/ip_cookies.h) */
 static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 {
 	uint32_t bits = s->rodata->ipc_bits;
@@ -354,7 +355,12 @@ static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 		for (uint32_t i = 0; i < sel->n; i++)
 			cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
 		ipc_fill(tab, bits, ips, cookies, sel->n);
-		ret = array_map_fill(bpf_map__fd(s->maps.ip_cookies), tab, 1U << bits);
+		if (bits <= RS_IPC_DIRECT_BITS) {
+			memcpy(s->bss->ipc_direct_tab, tab, sizeof(*tab) << bits);
+			ret = 0;
+		} else {
+			ret = array_map_fill(bpf_map__fd(s->maps.ip_cookies), tab, 1U << bits);
+		}
 	}
 	free(tab);
 	free(ips);
