@@ -60,7 +60,8 @@ enum rs_func_flags {
 #define RS_COOKIE_FAIL_BOUND(cookie) ((cookie) >> 48)
 
 /* kprobe.multi mode: the cookies again, in an open-addressing table
- * (array map ip_cookies, 1 << bits slots, at most half full) keyed by the
+ * (array map ip_cookies, or the global array ipc_direct_tab up to
+ * 1 << RS_IPC_DIRECT_BITS slots; 1 << bits slots, at most half full) keyed by the
  * function's address, which bpf_get_func_ip gives for the price of a load,
  * where bpf_get_attach_cookie bisects the link's sorted addresses at every
  * call. A function's slot is RS_IPC_SLOT or one of the next RS_IPC_PROBES - 1

@@ -1013,6 +1013,14 @@ static uint64_t prog_verified(int fd)
 	return prog_info(fd).verified_insns;   /* 0 before Linux 5.16 */
 }
 
+uint32_t tracer_cookie_slots(const struct tracer *t, bool *direct)
+{
+	uint32_t bits = t->skel->rodata->ipc_bits;
+
+	*direct = bits <= RS_IPC_DIRECT_BITS;
+	return t->mode == ATTACH_KPROBE_MULTI ? 1U << bits : 0;
+}
+
 uint64_t tracer_verified_insns(const struct tracer *t, uint64_t *per_clone)
 {
 	struct bpf_program *p;

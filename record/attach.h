@@ -95,6 +95,11 @@ void tracer_prog_misses(const struct tracer *t, struct prog_misses *m);
  * loaded (what the attach's load time grows with; 0 before Linux 5.16),
  * and per fentry/fexit clone pair (0 in other modes) */
 uint64_t tracer_verified_insns(const struct tracer *t, uint64_t *per_clone);
+
+/* kprobe.multi: the slots of the functions' cookie table by address
+ * (record/ip_cookies.h) and, in *direct, whether it is the BPF side's
+ * global array (else the ip_cookies map); 0 in the other modes */
+uint32_t tracer_cookie_slots(const struct tracer *t, bool *direct);
 void tracer_detach(struct tracer *t);   /* closes links and programs, timed */
 void tracer_close(struct tracer *t);
 

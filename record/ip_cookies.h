@@ -2,7 +2,9 @@
  * address (bpf/retsnoop_abi.h struct rs_ip_cookie, the BPF side's
  * ip_cookies map): its size, chosen so that the fewest functions sit past
  * their first slot (each such one costs every call of it one more probe
- * in the BPF program), and its contents. */
+ * in the BPF program), and its contents. A table of at most
+ * 1 << RS_IPC_DIRECT_BITS slots is the BPF side's global array
+ * ipc_direct_tab instead (record/attach.c fills either). */
 #ifndef RS_IP_COOKIES_H
 #define RS_IP_COOKIES_H
 

@@ -465,6 +465,14 @@ static int load_and_attach(struct recorder *r)
 			r->tr.attached, r->tr.failed, tracer_mode_name(&r->tr),
 			(unsigned long long)(r->tr.attach_ns / 1000000), r->tr.lean ? "lean" : "general");
 	if (o->verbose) {
+		bool direct;
+		uint32_t slots = tracer_cookie_slots(&r->tr, &direct);
+
+		if (slots)
+			fprintf(r->log, "The functions' cookie table by address has %u slots: %s.\n",
+				slots, direct ? "a global array" : "the ip_cookies map");
+	}
+	if (o->verbose) {
 		uint64_t per_clone, v = tracer_verified_insns(&r->tr, &per_clone);
 
 		fprintf(r->log, "The kernel verified %llu BPF instructions", (unsigned long long)v);

@@ -225,9 +225,21 @@ $(cat "$base.report")" grep -qxF "ROW $fn [$res]" "$base.facts"
     if [ "$major" = 6.12 ] && [ -f "$out/M-exact.stderr" ]; then
         check "$G-M" "M-exact: -v says available_filter_functions was not read" \
             grep -q '^Found 5 attachable functions (exact names, from kallsyms' "$out/M-exact.stderr"
+        # both forms of kprobe.multi's cookie table found the functions
+        # (the rows checked above): a few functions' in the global array,
+        # the bpf preset's (more than 2048 functions: a table of more than
+        # 4096 slots) in the ip_cookies map
+        check "$G-M" "M-exact: -v says the cookie table is the global array: $(grep 'cookie table' "$out/M-exact.stderr")" \
+            grep -Eq '^The functions. cookie table by address has [0-9]+ slots: a global array\.$' "$out/M-exact.stderr"
     elif [ -f "$out/default-exact.stderr" ]; then
         check "$G-default" "default-exact: kprobes, selected through available_filter_functions" \
             grep -Eq '^Found 5 attachable functions \(of [0-9]+ traceable\); attach mode kprobe\.$' "$out/default-exact.stderr"
+    fi
+    if [ -f "$out/cbpf-bpf-bad-prog-load.stderr" ]; then
+        local slots
+        slots=$(sed -n 's/^The functions. cookie table by address has \([0-9]*\) slots: the ip_cookies map\.$/\1/p' "$out/cbpf-bpf-bad-prog-load.stderr")
+        check "$G-cbpf" "cbpf: -v says the cookie table is the ip_cookies map, of more than 4096 slots: $(grep 'cookie table' "$out/cbpf-bpf-bad-prog-load.stderr")" \
+            [ "${slots:-0}" -gt 4096 ]
     fi
     check_ksym_sources "$G" "$out"
     # attach/detach timings the recorder printed (-v run) and per-mode run times
