@@ -317,28 +317,27 @@ enum { CTX_ARGS = 0, CTX_REGS = 1, CTX_CAST = 2 };
  * kprobe and kprobe.multi programs never nest (the kernel's bpf_prog_active
  * counter skips a kprobe program run inside another). Returns the CPU's
  * state, NULL when taken */
-static __always_inline struct cpu_state *guard_enter(void)
+static __always_inline struct cpu_state *guard_enter_as(u64 v)
 {
 	struct cpu_state *c = cpu_state_get();
 
 	if (c->guard)
 		return NULL;
-	c->guard = 1;
+	*(volatile u64 *)&c->guard = v;
 	return c;
 }
 
+static __always_inline struct cpu_state *guard_enter(void)
+{
+	return guard_enter_as(1);
+}
+
 /* the fentry and fexit programs' guard: their context as the value, a
- * register already (no constant moved into one first), which
- * session_on_stack then reads back as a number (ctx_addr: one store for
- * both) */
+ * register already (no constant moved into one first), which ctx_addr
+ * then reads back as a number (one store for both) */
 static __always_inline struct cpu_state *guard_enter_ctx(void *ctx)
 {
-	struct cpu_state *c = cpu_state_get();
-
-	if (c->guard)
-		return NULL;
-	*(volatile u64 *)&c->guard = (u64)ctx;
-	return c;
+	return guard_enter_as((u64)ctx);
 }
 
 static __always_inline void guard_exit(struct cpu_state *c)
@@ -381,7 +380,8 @@ static __always_inline struct session *session_cached(struct cpu_state *c, u64 t
 
 /* session_cached for the fentry and fexit programs, without the task: the
  * session the CPU's cache names when the program runs on that session's
- * task's stack (ctx, in the trampoline's frame, lies less than TAIL_STACK
+ * task's stack (its context, in the trampoline's frame, as the guard holds
+ * it: ctx_addr, lies less than TAIL_STACK
  * above the stack base the session keeps), else NULL. A task's stack is
  * its own while it lives, and its session is closed (stack 0) before the
  * stack is freed (rs_task_exit), so the stack names the task as the owner
@@ -390,15 +390,14 @@ static __always_inline struct session *session_cached(struct cpu_state *c, u64 t
  * NULL: the whole path then looks by the task (session_cached), so that a
  * call there is tracked as it always was (*slot_s: the slot's session
  * whatever its stack, for session_of_task) */
-static __always_inline struct session *session_on_stack(struct cpu_state *c, void *ctx,
+static __always_inline struct session *session_on_stack(struct cpu_state *c,
 							struct session **slot_s)
 {
 	struct session *s = bpf_map_lookup_elem(&sess_slots, &c->slot);
 
 	*slot_s = s;
-	/* ctx's address as guard_enter_ctx stored it, read after the
-	 * lookup's call: not kept across it */
-	if (!s || *(volatile u64 *)&c->guard - s->stack >= TAIL_STACK)
+	/* ctx's address read after the lookup's call: not kept across it */
+	if (!s || ctx_addr(c) - s->stack >= TAIL_STACK)
 		return NULL;
 	return s;
 }
@@ -1356,8 +1355,7 @@ static __always_inline bool fexit_fail_of(void *ctx, struct cpu_state *c, struct
 	 * the whole path finds it, fexit_frame_addr) */
 	if (!ak)
 		return false;
-	/* ctx's address as guard_enter_ctx stored it */
-	q = *(volatile u64 *)&c->guard + (u64)(ak - 1) * 8;
+	q = ctx_addr(c) + (u64)(ak - 1) * 8;
 	r = fexit_fail(s, (u32)cookie, res, q, kctx & CTX_CAST);
 	if (r == FEXIT_ENDED)
 		session_close(c, s);
@@ -1966,7 +1964,7 @@ static __always_inline bool on_entry(void *ctx, struct cpu_state *c, u64 task, u
 	struct session *s, *slot_s = NULL;
 
 	if (clone) {
-		s = session_on_stack(c, ctx, &slot_s);
+		s = session_on_stack(c, &slot_s);
 		cookie = fentry_func_cookie();
 	} else {
 		if (use_lbr)
@@ -2038,7 +2036,7 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
 			task = bpf_get_current_task();
 	}
 	if (!(kctx & CTX_REGS))
-		s = session_on_stack(c, ctx, &slot_s);
+		s = session_on_stack(c, &slot_s);
 	else
 		s = session_cached(c, task);
 	/* fexit's result read here, not kept across the lookup (the
@@ -2080,14 +2078,15 @@ static __always_inline void on_exit(void *ctx, struct cpu_state *c, u64 task, u6
  * (retsnoop_abi.h), else from the link */
 static __always_inline u64 multi_cookie(struct pt_regs *ctx)
 {
-	u64 ip = bpf_get_func_ip(ctx), sh = ipc_shift, kd;
+	u64 ip = bpf_get_func_ip(ctx), sh = ipc_shift;
 	/* RS_IPC_SLOT(ip, ipc_bits), its shift precomputed; < 1 << ipc_bits:
-	 * the first probe needs no mask */
-	u32 k = (u32)((ip * 0x9e3779b97f4a7c15ULL) >> sh);
+	 * the first probe needs no mask. 64 bits wide for the global table's
+	 * index (no extension), the map's key its low half */
+	u64 kd = (ip * 0x9e3779b97f4a7c15ULL) >> sh;
+	u32 k = (u32)kd;
 
 	/* the global table (the test is the verifier's: sh is a constant) */
 	if (sh >= 64 - RS_IPC_DIRECT_BITS) {
-		kd = (ip * 0x9e3779b97f4a7c15ULL) >> sh;   /* 64 bits wide: no extension */
 		for (u32 i = 0; i < RS_IPC_PROBES; i++) {
 			const struct rs_ip_cookie *c = &ipc_direct_tab[kd];
 

@@ -348,14 +348,12 @@ static __always_inline bool fexit_flag_set(bool *flag)
 	return true;
 }
 
-/* the context's address as a number (the verifier allows no arithmetic
- * on it): stored in the CPU's state and read back (a privileged program
- * may store a pointer in map memory), no helper call. An fentry or fexit
- * program's guard holds it already (guard_enter_ctx): stored again, the
- * same value */
-static __always_inline u64 ctx_addr(void *ctx, struct cpu_state *c)
+/* an fentry or fexit program's context address as a number (the
+ * verifier allows no arithmetic on it), no helper call: its guard
+ * (guard_enter_ctx stored the context there, a privileged program may
+ * store a pointer in map memory), read back */
+static __always_inline u64 ctx_addr(struct cpu_state *c)
 {
-	*(volatile u64 *)&c->guard = (u64)ctx;
 	return *(volatile u64 *)&c->guard;
 }
 
@@ -369,7 +367,7 @@ static __always_inline u64 fexit_frame_addr(void *ctx)
 
 	if (n > 16)
 		return 0;
-	p = ctx_addr(ctx, cpu_state_get());
+	p = ctx_addr(cpu_state_get());
 	return p ? p + n * 8 : 0;
 }
 

@@ -276,7 +276,7 @@ static int tracer_prepare(struct tracer *t, const struct record_opts *o,
 		s->rodata->ipc_bits = bits;
 		s->rodata->ipc_mask = (1U << bits) - 1;
 		s->rodata->ipc_shift = 64 - bits;
-		bpf_map__set_max_entries(s->maps.ip_cookies, bits <= RS_IPC_DIRECT_BITS ? 1 : 1U << bits);
+		bpf_map__set_max_entries(s->maps.ip_cookies, ipc_is_direct(bits) ? 1 : 1U << bits);
 	}
 	args_capture_preload(s, o, sel->n);
 	if ((e = set_programs(t, sel, rdonly_cast))) {
@@ -324,7 +324,6 @@ int tracer_open(struct tracer *t, const struct record_opts *o, const struct sele
 	t->mode = mode;
 	t->session_fd = -1;
 	t->ret_at = t->flags_at = t->args_at = -1;
-	t->ret_off.n = 0;
 	t->session = mode == ATTACH_KPROBE_MULTI && session;
 	if (tracer_pick_object(t, o, sel, use_lbr, rdonly_cast, err, errlen))
 		return -1;
@@ -355,7 +354,7 @@ static int fill_ip_cookies(struct retsnoop_bpf *s, const struct selection *sel)
 		for (uint32_t i = 0; i < sel->n; i++)
 			cookies[i] = RS_FUNC_COOKIE(i, sel->v[i].flags);
 		ipc_fill(tab, bits, ips, cookies, sel->n);
-		if (bits <= RS_IPC_DIRECT_BITS) {
+		if (ipc_is_direct(bits)) {
 			memcpy(s->bss->ipc_direct_tab, tab, sizeof(*tab) << bits);
 			ret = 0;
 		} else {
@@ -1017,7 +1016,7 @@ uint32_t tracer_cookie_slots(const struct tracer *t, bool *direct)
 {
 	uint32_t bits = t->skel->rodata->ipc_bits;
 
-	*direct = bits <= RS_IPC_DIRECT_BITS;
+	*direct = ipc_is_direct(bits);
 	return t->mode == ATTACH_KPROBE_MULTI ? 1U << bits : 0;
 }
 

@@ -9,6 +9,7 @@
 #define RS_IP_COOKIES_H
 
 #include "bpf/retsnoop_abi.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,13 @@
  * total */
 #define IPC_MAX_AUTO_BYTES (1u << 20)
 uint32_t ipc_pick_bits(const uint64_t *ips, size_t n);
+
+/* whether a table of 1 << bits slots is the BPF side's global array (the
+ * BPF side tells the same by its shift, 64 - bits) */
+static inline bool ipc_is_direct(uint32_t bits)
+{
+	return bits <= RS_IPC_DIRECT_BITS;
+}
 
 /* tab[0, 1 << bits) filled (zeroed first) with the cookies of the n
  * functions: cookies[i] for ips[i]; a function without a free slot among

@@ -467,14 +467,11 @@ static int load_and_attach(struct recorder *r)
 	if (o->verbose) {
 		bool direct;
 		uint32_t slots = tracer_cookie_slots(&r->tr, &direct);
+		uint64_t per_clone, v = tracer_verified_insns(&r->tr, &per_clone);
 
 		if (slots)
 			fprintf(r->log, "The functions' cookie table by address has %u slots: %s.\n",
 				slots, direct ? "a global array" : "the ip_cookies map");
-	}
-	if (o->verbose) {
-		uint64_t per_clone, v = tracer_verified_insns(&r->tr, &per_clone);
-
 		fprintf(r->log, "The kernel verified %llu BPF instructions", (unsigned long long)v);
 		if (per_clone)
 			fprintf(r->log, ", %llu per fentry/fexit clone pair",
